@@ -1,0 +1,305 @@
+"""The interface every rules engine implements.
+
+A game is described by a :class:`GameDescription` (id, variants with their player counts and
+options, engine version) and played through a :class:`GameState`:
+
+- ``to_move()``: the seats that must decide now (one, or several at once for simultaneous choices;
+  a seat that has already submitted its part of a simultaneous choice is no longer listed);
+- ``legal_actions(seat)``: the enumerated choices, each a flat JSON object (``{"type": ..., ...}``
+  with str/int/bool values), ``action_label(seat, action)`` a short human label for one of them;
+- ``apply(seat, action)``; ``default_action(seat)`` (what the platform plays for a seat that timed
+  out or failed);
+- ``observation(seat)`` (the seat's information state, JSON), ``public_view()`` (the spectator's);
+- ``is_terminal()``, ``result()`` (``{"scores": [...], "ranks": [...], ...}``);
+- ``resample_hidden(seat, rng)``: a state consistent with everything ``seat`` knows;
+- ``to_position()`` / ``GameDescription.from_position(data)``: the documented position JSON.
+
+Simultaneous choices are sealed: the engine buffers each seat's submission and resolves them when
+the last one arrives, in the order they were applied (the arrival order, which some rules use).
+No observation shows another seat's pending submission.
+"""
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+Action = dict[str, Any]
+JSON = dict[str, Any]
+
+POSITION_FORMAT = 1
+
+
+class GameError(Exception):
+    """Base class of the engines' errors."""
+
+
+class ConfigError(GameError, ValueError):
+    """A match set-up the game does not allow (unknown variant, option, value, player count)."""
+
+
+class IllegalActionError(GameError, ValueError):
+    """An action that is not among the seat's legal actions now."""
+
+
+class PositionError(GameError, ValueError):
+    """A position JSON that does not describe a valid state."""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One rule option: ``kind`` is ``choice`` (one of ``values``), ``bool`` or ``int`` (``low..high``)."""
+
+    name: str
+    kind: str
+    default: Any
+    values: tuple[Any, ...] = ()
+    low: int | None = None
+    high: int | None = None
+    doc: str = ""
+
+    def allowed(self) -> str:
+        if self.kind == "choice":
+            return ", ".join(self.values)
+        if self.kind == "bool":
+            return "true, false"
+        return f"{self.low}..{self.high}"
+
+    def parse(self, raw: Any) -> Any:
+        """The typed value of ``raw`` (a string from a command line, or an already typed value)."""
+        bad = ConfigError(f"option {self.name}: {raw!r} is not allowed (allowed: {self.allowed()})")
+        if self.kind == "choice":
+            if raw not in self.values:
+                raise bad
+            return raw
+        if self.kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            if isinstance(raw, str) and raw.lower() in ("true", "false"):
+                return raw.lower() == "true"
+            raise bad
+        if self.kind == "int":
+            if isinstance(raw, bool):
+                raise bad
+            try:
+                value = int(raw)
+            except (TypeError, ValueError):
+                raise bad from None
+            if isinstance(raw, float) or not (self.low <= value <= self.high):
+                raise bad
+            return value
+        raise AssertionError(f"unknown option kind {self.kind}")
+
+    def to_json(self) -> JSON:
+        data: JSON = {"name": self.name, "type": self.kind, "default": self.default, "doc": self.doc}
+        if self.kind == "choice":
+            data["values"] = list(self.values)
+        elif self.kind == "bool":
+            data["values"] = [True, False]
+        else:
+            data["min"], data["max"] = self.low, self.high
+        return data
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    player_counts: tuple[int, ...]
+    options: tuple[OptionSpec, ...] = ()
+    doc: str = ""
+
+    def option(self, name: str) -> OptionSpec | None:
+        return next((o for o in self.options if o.name == name), None)
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """A fully resolved match set-up: every option present with its typed value."""
+
+    game: str
+    variant: str
+    players: int
+    options: dict[str, Any]
+    seats: tuple[dict[str, Any], ...] = ()  # per-seat attributes (e.g. a Bszzzz colour)
+
+    def to_json(self) -> JSON:
+        return {
+            "game": self.game,
+            "variant": self.variant,
+            "players": self.players,
+            "options": dict(self.options),
+            "seats": [dict(s) for s in self.seats],
+        }
+
+
+@dataclass(frozen=True)
+class GameDescription:
+    """What the registry knows of a game, and how to start or load one of its states."""
+
+    id: str
+    name: str
+    engine_version: str
+    variants: dict[str, Variant]
+    state_class: type[GameState]
+    default_variant: str = "standard"
+    seat_attributes: tuple[str, ...] = field(default=())  # attribute names the set-up may give
+
+    def variant(self, name: str | None) -> Variant:
+        name = name or self.default_variant
+        if name not in self.variants:
+            raise ConfigError(
+                f"{self.id} has no variant {name!r} (allowed: {', '.join(self.variants)})"
+            )
+        return self.variants[name]
+
+    def configure(
+        self,
+        players: int,
+        variant: str | None = None,
+        options: dict[str, Any] | None = None,
+        seats: list[dict[str, Any]] | None = None,
+    ) -> MatchConfig:
+        """Check a set-up and resolve every option to its typed value (defaults filled in)."""
+        spec = self.variant(variant)
+        if players not in spec.player_counts:
+            counts = ", ".join(map(str, spec.player_counts))
+            raise ConfigError(
+                f"{self.id} ({spec.name}) is played by {counts} player(s), not {players}"
+            )
+        options = dict(options or {})
+        resolved: dict[str, Any] = {}
+        for name in options:
+            if spec.option(name) is None:
+                allowed = ", ".join(o.name for o in spec.options) or "none"
+                raise ConfigError(
+                    f"{self.id} ({spec.name}) has no option {name!r} (allowed: {allowed})"
+                )
+        for opt in spec.options:
+            resolved[opt.name] = opt.parse(options[opt.name]) if opt.name in options else opt.default
+        seat_attrs = tuple(dict(s) for s in (seats or [{} for _ in range(players)]))
+        if len(seat_attrs) != players:
+            raise ConfigError(f"{len(seat_attrs)} seat descriptions for {players} players")
+        config = MatchConfig(self.id, spec.name, players, resolved, seat_attrs)
+        return self.state_class.complete_config(config)
+
+    def new_state(self, config: MatchConfig, seed: int) -> GameState:
+        if config.game != self.id:
+            raise ConfigError(f"config for {config.game!r} given to {self.id!r}")
+        return self.state_class.new(config, seed)
+
+    def from_position(self, data: JSON) -> GameState:
+        """Load a state from its position JSON (see ``GameState.to_position``)."""
+        try:
+            if data.get("game") != self.id:
+                raise PositionError(f"position is for {data.get('game')!r}, not {self.id!r}")
+            config = self.configure(
+                data["players"], data.get("variant"), data.get("options"), data.get("seats")
+            )
+            return self.state_class.from_position_state(config, int(data["seed"]), data["state"])
+        except (KeyError, TypeError, IndexError) as exc:
+            raise PositionError(f"bad {self.id} position: {exc!r}") from exc
+
+    def to_json(self) -> JSON:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "engine_version": self.engine_version,
+            "default_variant": self.default_variant,
+            "variants": [
+                {
+                    "name": v.name,
+                    "players": list(v.player_counts),
+                    "options": [o.to_json() for o in v.options],
+                    "doc": v.doc,
+                }
+                for v in self.variants.values()
+            ],
+        }
+
+
+class GameState(ABC):
+    """One game in progress. Subclasses keep all of a game's rules in one readable module."""
+
+    description: ClassVar[GameDescription]
+    config: MatchConfig
+    seed: int
+
+    # --- set-up and positions -------------------------------------------------------------
+    @classmethod
+    def complete_config(cls, config: MatchConfig) -> MatchConfig:
+        """Fill in game-specific defaults of seat attributes (e.g. colours); default: unchanged."""
+        return config
+
+    @classmethod
+    @abstractmethod
+    def new(cls, config: MatchConfig, seed: int) -> GameState:
+        """The state at the start of a match."""
+
+    @classmethod
+    @abstractmethod
+    def from_position_state(cls, config: MatchConfig, seed: int, state: JSON) -> GameState:
+        """Load the game-specific part of a position JSON."""
+
+    @abstractmethod
+    def position_state(self) -> JSON:
+        """The game-specific part of the position JSON (everything, hidden cards included)."""
+
+    def to_position(self) -> JSON:
+        data = self.config.to_json()
+        data.update(
+            format=POSITION_FORMAT,
+            engine_version=self.description.engine_version,
+            seed=self.seed,
+            state=self.position_state(),
+        )
+        return data
+
+    def clone(self) -> GameState:
+        return self.description.from_position(self.to_position())
+
+    # --- play -------------------------------------------------------------------------------
+    @abstractmethod
+    def to_move(self) -> list[int]:
+        """Seats that must decide now (empty when terminal)."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> list[Action]:
+        """The seat's legal actions now (empty if it is not asked). Treat the list as read-only."""
+
+    @abstractmethod
+    def action_label(self, seat: int, action: Action) -> str:
+        """A short human label naming hidden cards only by their public handle."""
+
+    @abstractmethod
+    def apply(self, seat: int, action: Action) -> None:
+        """Play ``action`` for ``seat``; raises IllegalActionError if it is not legal now."""
+
+    def default_action(self, seat: int) -> Action:
+        """What the platform plays for a seat that faulted: the first legal action unless a game
+        knows a more neutral choice (a pass, a decline)."""
+        return self.legal_actions(seat)[0]
+
+    @abstractmethod
+    def observation(self, seat: int) -> JSON:
+        """The seat's information state: everything it has seen, nothing else."""
+
+    @abstractmethod
+    def public_view(self) -> JSON:
+        """What a spectator sees."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abstractmethod
+    def result(self) -> JSON:
+        """``{"scores": [...], "ranks": [...], ...}`` indexed by seat, once terminal."""
+
+    @abstractmethod
+    def resample_hidden(self, seat: int, rng: random.Random) -> GameState:
+        """A new state that ``seat`` cannot tell from this one (hidden cards redrawn)."""
+
+    # --- helpers shared by engines -----------------------------------------------------------
+    def check_legal(self, seat: int, action: Action) -> None:
+        if action not in self.legal_actions(seat):
+            raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")

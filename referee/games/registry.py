@@ -1,0 +1,16 @@
+"""Every game by its id."""
+from __future__ import annotations
+
+from .interface import ConfigError, GameDescription
+from .tussie_mussie.engine import GAME as TUSSIE_MUSSIE
+
+GAMES: dict[str, GameDescription] = {game.id: game for game in (TUSSIE_MUSSIE,)}
+
+
+def get_game(game_id: str) -> GameDescription:
+    try:
+        return GAMES[game_id]
+    except KeyError:
+        raise ConfigError(
+            f"unknown game {game_id!r} (allowed: {', '.join(sorted(GAMES))})"
+        ) from None

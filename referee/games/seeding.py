@@ -1,0 +1,31 @@
+"""Independent random streams derived from a match seed.
+
+Never one RNG consumed as play goes: each purpose (the deal of round r, an automaton, a seat's bot)
+gets its own stream, hashed from the seed and a label, so the deal of round 3 does not depend on
+what happened in rounds 1-2, and a bot's seed reveals nothing about the cards.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+
+SEED_BITS = 63
+
+
+def derive_seed(seed: int, *labels: object) -> int:
+    """A 63-bit seed derived from ``seed`` and the labels, e.g. ``derive_seed(s, "deal", 2)``."""
+    text = "\x1f".join([str(int(seed)), *(str(label) for label in labels)])
+    digest = hashlib.sha256(text.encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
+
+
+def stream(seed: int, *labels: object) -> random.Random:
+    """A fresh ``random.Random`` for one purpose of one match."""
+    return random.Random(derive_seed(seed, *labels))
+
+
+def draw_seed(rng: random.Random | None = None) -> int:
+    """A new match seed (from ``rng`` when given, else from the OS)."""
+    if rng is None:
+        return random.SystemRandom().getrandbits(SEED_BITS)
+    return rng.getrandbits(SEED_BITS)

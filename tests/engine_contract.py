@@ -1,0 +1,149 @@
+"""Checks every engine must pass, shared by the per-game test modules.
+
+Each game's tests call these with its own configurations; the checks speak only through the
+interface of ``referee.games.interface``.
+"""
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+
+from referee.games import GameDescription, GameState, IllegalActionError, MatchConfig
+
+Policy = Callable[[GameState, int, random.Random], dict]
+
+
+def random_policy(state: GameState, seat: int, rng: random.Random) -> dict:
+    return rng.choice(state.legal_actions(seat))
+
+
+def first_policy(state: GameState, seat: int, rng: random.Random) -> dict:
+    return state.legal_actions(seat)[0]
+
+
+def default_policy(state: GameState, seat: int, rng: random.Random) -> dict:
+    return state.default_action(seat)
+
+
+def step(state: GameState, rng: random.Random, policy: Policy = random_policy) -> None:
+    """Every seat to move decides once (simultaneous choices in a random arrival order)."""
+    seats = state.to_move()
+    assert seats, "a non-terminal state must ask someone"
+    seats = list(seats)
+    rng.shuffle(seats)
+    for seat in seats:
+        if seat in state.to_move():
+            state.apply(seat, policy(state, seat, rng))
+
+
+def play_out(
+    state: GameState, rng: random.Random, policy: Policy = random_policy, max_steps: int = 100_000
+) -> GameState:
+    for _ in range(max_steps):
+        if state.is_terminal():
+            return state
+        step(state, rng, policy)
+    raise AssertionError(f"no end after {max_steps} steps")
+
+
+def check_result(state: GameState) -> dict:
+    """The result has the shape of DESIGN.md, ranks agreeing with the order of the scores."""
+    result = state.result()
+    n = state.config.players
+    assert len(result["scores"]) == n and len(result["ranks"]) == n
+    assert all(1 <= r <= n for r in result["ranks"])
+    assert min(result["ranks"]) == 1
+    for a in range(n):
+        for b in range(n):
+            if result["scores"][a] > result["scores"][b]:
+                assert result["ranks"][a] <= result["ranks"][b], result
+    # tied ranks follow the 1, 1, 3 convention
+    for r in set(result["ranks"]):
+        better = sum(1 for x in result["ranks"] if x < r)
+        assert r == better + 1, result
+    json.dumps(result)
+    return result
+
+
+def check_random_games(
+    game: GameDescription, config: MatchConfig, games: int, policy: Policy = random_policy, seed: int = 0
+) -> list[dict]:
+    """``games`` complete games end with valid results; actions are legal and JSON all the way."""
+    results = []
+    for i in range(games):
+        rng = random.Random(f"{seed}-{i}")
+        state = game.new_state(config, seed * 100_003 + i)
+        play_out(state, rng, policy)
+        results.append(check_result(state))
+    return results
+
+
+def seat_view(state: GameState, seat: int) -> str:
+    """Everything a seat receives, as one canonical string: whether it is asked, its
+    observation, its legal actions and their labels."""
+    asked = seat in state.to_move()
+    actions = state.legal_actions(seat) if asked else []
+    labels = [state.action_label(seat, a) for a in actions]
+    return json.dumps(
+        {"asked": asked, "obs": state.observation(seat), "actions": actions, "labels": labels},
+        sort_keys=True,
+    )
+
+
+def check_hiding_at(state: GameState, rng: random.Random, samples: int = 3) -> int:
+    """For every seat, resampled states give it the same view; returns how many resamples
+    changed the full position (so a caller can prove the check is not vacuous)."""
+    changed = 0
+    position = json.dumps(state.to_position(), sort_keys=True)
+    for seat in range(state.config.players):
+        view = seat_view(state, seat)
+        for _ in range(samples):
+            other = state.resample_hidden(seat, rng)
+            assert seat_view(other, seat) == view, f"seat {seat} can tell a resampled state apart"
+            if json.dumps(other.to_position(), sort_keys=True) != position:
+                changed += 1
+        assert json.dumps(state.to_position(), sort_keys=True) == position, "resample mutated"
+    return changed
+
+
+def check_pending_hidden(state: GameState, rng: random.Random) -> None:
+    """Where several seats decide at once, one seat's submission changes nothing the others see."""
+    seats = state.to_move()
+    if len(seats) < 2:
+        return
+    first, others = seats[0], seats[1:]
+    before = {s: seat_view(state, s) for s in others}
+    state.apply(first, rng.choice(state.legal_actions(first)))
+    for s in others:
+        assert seat_view(state, s) == before[s], f"seat {s} sees seat {first}'s sealed choice"
+
+
+def check_replayable(game: GameDescription, config: MatchConfig, seed: int) -> None:
+    """Same seed and same actions give the same states; positions round-trip through JSON."""
+    rng = random.Random(seed)
+    a = game.new_state(config, seed)
+    b = game.new_state(config, seed)
+    while not a.is_terminal():
+        assert a.to_move() == b.to_move()
+        for seat in list(a.to_move()):
+            if seat not in a.to_move():
+                continue
+            action = rng.choice(a.legal_actions(seat))
+            a.apply(seat, json.loads(json.dumps(action)))
+            b.apply(seat, action)
+        pos = a.to_position()
+        loaded = game.from_position(json.loads(json.dumps(pos)))
+        assert loaded.to_position() == pos
+        for s in range(config.players):
+            assert seat_view(loaded, s) == seat_view(a, s)
+    assert a.result() == b.result()
+
+
+def check_illegal_refused(state: GameState) -> None:
+    seat = state.to_move()[0]
+    try:
+        state.apply(seat, {"type": "no-such-action"})
+    except IllegalActionError:
+        return
+    raise AssertionError("an illegal action was accepted")
