@@ -1,0 +1,1 @@
+"""Tussie Mussie (Elizabeth Hargrave; solo variant by Mike Mullins)."""

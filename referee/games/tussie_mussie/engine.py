@@ -1,0 +1,685 @@
+"""Tussie Mussie: the rules, top to bottom.
+
+A round: Offers (to the left in seat order from the first player, then to the right going
+counter-clockwise), Pre-Presentation (keepsakes revealed, then each seat from the first player uses
+its abilities), Presentation (scoring). Three rounds; the first player moves one seat left.
+
+Solo (``variant=solo``, one seat): four turns per round, each a Turn card laying out two tiles that
+the seat splits with the apprentice (an automaton of the engine, hand index 1).
+
+Choices where rulings.md is silent (the platform's):
+- The Orchid's actions offer the four colours other than its own white (white = not using it).
+- The Snapdragon moves distinct tiles: its second move offers the other columns, or stopping.
+- A seat with no usable Pre-Presentation ability is not asked anything in that phase.
+- The solo seat's face-down tiles on the table are named by position ("the left face-down tile").
+
+Position JSON (``to_position()["state"]``), every tile by its id (data.TILE_IDS):
+``round`` (0-2), ``first`` (first player), ``phase`` (``offer`` | ``take`` | ``distribute`` |
+``pre`` | ``over``), ``stack`` (top last), ``hands``: per seat (solo: seat 0 then the apprentice)
+the arrangement, columns left to right, each ``[tile, row, seen]`` (``row`` ``bouquet`` or
+``keepsakes``; ``seen`` the bit mask of seats that know a face-down tile) or ``null`` for a kept
+gap; ``revealed`` (keepsakes revealed this round); ``offers`` (the round's ``[offerer, receiver]``
+list) and ``offer_index``; ``offer`` (``{"tiles": [a, b], "face_up": id or null}``) or null;
+``out`` (tiles out of the round, ``[tile, seen]``); ``pre_order``, ``pre_index``, ``used`` (per
+hand, the ability tiles already used), ``orchid`` (per hand), ``larkspur`` (tiles drawn, pending a
+replacement) or null, ``snap_moved`` (the column moved first, pending a second move) or null;
+``points`` (per finished round, per hand), ``history`` (round summaries); solo only: ``turns``
+(Turn deck, top last), ``turn_card``, ``layout`` (``[[tile, side], ...]``), ``kept`` (the tiles the
+apprentice kept, with ``kept_from``: the tiles it kept them from).
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..interface import (
+    Action,
+    GameDescription,
+    GameState,
+    IllegalActionError,
+    MatchConfig,
+    OptionSpec,
+    PositionError,
+    Variant,
+)
+from ..ranking import competition_ranks, ranks_with_tiebreak
+from ..seeding import draw_seed, stream
+from .data import ALPHABETICAL_RANK, COLOURS, PRE_PRESENTATION, TILE_IDS, TILES, TURN_CARDS
+from .scoring import score_arrangement
+
+ROUNDS = 3
+TURNS_PER_SOLO_ROUND = 4
+ALL_SEEN = (1 << 8) - 1  # every seat (and the spectator) knows a face-up tile
+ORCHID_COLOURS = tuple(c for c in COLOURS if c != "white")
+
+SCORING_OPTIONS = (
+    OptionSpec("honeysuckle", "choice", "any_row", ("any_row", "bouquet_only"),
+               doc="Honeysuckle counts adjacent Bouquet tiles whatever its row, or only from the Bouquet"),
+    OptionSpec("marigold_gap", "choice", "close", ("close", "keep"),
+               doc="a Marigold's discarded column closes up, or stays empty and breaks adjacency"),
+)
+SOLO_OPTIONS = SCORING_OPTIONS + (
+    OptionSpec("apprentice_head_start", "bool", False,
+               doc="the apprentice starts with one face-up tile and keeps one more each round"),
+    OptionSpec("apprentice_keeps_facedown", "bool", False,
+               doc="the tiles the apprentice keeps between rounds lie face down"),
+)
+
+
+def tile_json(tile_id: str) -> dict[str, Any]:
+    """What a viewer needs to draw a tile."""
+    t = TILES[tile_id]
+    return {"id": t.id, "name": t.name, "colour": t.colour, "hearts": t.hearts, "timing": t.timing}
+
+
+HIDDEN = {"hidden": True}
+
+
+class TussieMussieState(GameState):
+    # ------------------------------------------------------------------ set-up
+    @classmethod
+    def new(cls, config: MatchConfig, seed: int) -> TussieMussieState:
+        state = cls(config, seed)
+        state.start_round(0)
+        return state
+
+    def __init__(self, config: MatchConfig, seed: int) -> None:
+        self.config = config
+        self.seed = seed
+        self.solo = config.variant == "solo"
+        self.n = config.players
+        self.hand_count = 2 if self.solo else self.n  # the apprentice is hand 1 in solo
+        self.honeysuckle = config.options["honeysuckle"]
+        self.close_gap = config.options["marigold_gap"] == "close"
+        self.round = 0
+        self.first = 0
+        self.phase = "offer"
+        self.stack: list[str] = []
+        self.hands: list[list[list | None]] = [[] for _ in range(self.hand_count)]
+        self.revealed = False
+        self.offers: list[list[int]] = []
+        self.offer_index = 0
+        self.offer: dict[str, Any] | None = None
+        self.out: list[list] = []
+        self.pre_order: list[int] = []
+        self.pre_index = 0
+        self.used: list[list[str]] = [[] for _ in range(self.hand_count)]
+        self.orchid: list[str] = ["white"] * self.hand_count
+        self.larkspur: list[str] | None = None
+        self.snap_moved: int | None = None
+        self.points: list[list[int]] = []
+        self.history: list[dict[str, Any]] = []
+        # solo
+        self.turns: list[str] = []
+        self.turn_card: str | None = None
+        self.layout: list[list] = []
+        self.kept: list[str] = []
+        self.kept_from: list[str] = []
+        self._legal: list[Action] | None = None
+
+    def start_round(self, round_index: int) -> None:
+        """Shuffle the tiles (those the apprentice keeps excepted) and set up the round's decisions."""
+        self.round = round_index
+        self.first = round_index % self.n
+        deal = stream(self.seed, "deal", round_index)
+        carried = [c for c in self.hands[1]] if self.solo and round_index else []
+        in_play = {c[0] for c in carried}
+        self.stack = [t for t in TILE_IDS if t not in in_play]
+        deal.shuffle(self.stack)
+        self.hands = [[] for _ in range(self.hand_count)]
+        self.revealed = False
+        self.out = []
+        self.used = [[] for _ in range(self.hand_count)]
+        self.orchid = ["white"] * self.hand_count
+        self.larkspur = None
+        self.snap_moved = None
+        self.pre_order, self.pre_index = [], 0
+        self.offer = None
+        if self.solo:
+            self.hands[1] = carried
+            if round_index == 0 and self.config.options["apprentice_head_start"]:
+                self.hands[1].append([self.stack.pop(), "bouquet", ALL_SEEN])
+            self.turns = sorted(TURN_CARDS)
+            deal.shuffle(self.turns)
+            self.phase = "distribute"
+            self.next_solo_turn()
+        else:
+            n, f = self.n, self.first
+            left = [[(f + i) % n, (f + i + 1) % n] for i in range(n)]
+            right = [[(f - i) % n, (f - i - 1) % n] for i in range(n)]
+            self.offers, self.offer_index = left + right, 0
+            self.phase = "offer"
+            self.draw_offer()
+        self._legal = None
+
+    # ------------------------------------------------------------------ offers
+    def draw_offer(self) -> None:
+        """The offerer draws two tiles; it alone sees them until it lays them out."""
+        self.offer = {"tiles": [self.stack.pop(), self.stack.pop()], "face_up": None}
+        self.phase = "offer"
+
+    def offerer(self) -> int:
+        return self.offers[self.offer_index][0]
+
+    def receiver(self) -> int:
+        return self.offers[self.offer_index][1]
+
+    def lay_out_offer(self, face_up: str) -> None:
+        self.offer["face_up"] = face_up
+        self.phase = "take"
+
+    def take_offer(self, side: str) -> None:
+        """The receiver takes one tile; the offerer keeps the other, each with its side visible."""
+        offerer, receiver = self.offerer(), self.receiver()
+        up = self.offer["face_up"]
+        down = next(t for t in self.offer["tiles"] if t != up)
+        knows_down = (1 << offerer) | (1 << receiver if side == "face_down" else 0)
+        taken, kept = (up, down) if side == "face_up" else (down, up)
+        for hand, tile in ((receiver, taken), (offerer, kept)):
+            if tile == up:
+                self.hands[hand].append([tile, "bouquet", ALL_SEEN])
+            else:
+                self.hands[hand].append([tile, "keepsakes", knows_down])
+        self.offer = None
+        self.offer_index += 1
+        if self.offer_index < len(self.offers):
+            self.draw_offer()
+        else:
+            self.begin_pre_presentation()
+
+    # ------------------------------------------------------------------ solo turns
+    def next_solo_turn(self) -> None:
+        """Reveal a Turn card, apply its immediate action, lay out two tiles."""
+        self.turn_card = self.turns.pop()
+        card = TURN_CARDS[self.turn_card]
+        if card.get("discard_top") and self.stack:
+            self.out.append([self.stack.pop(), 0])  # unseen by anyone
+        self.layout = [[self.stack.pop(), side] for side in card["layout"]]
+
+    def distribute(self, option: str, slot: int) -> None:
+        choose, mine, theirs = TURN_CARDS[self.turn_card]["options"][option]
+        for hand, (tile, side), place in (
+            (0, self.layout[slot], mine),
+            (1, self.layout[1 - slot], theirs),
+        ):
+            # the seat knows a tile it saw face up on the table or that joins its own arrangement
+            seen = ALL_SEEN if side == "U" or place == "U" else (1 if hand == 0 else 0)
+            self.hands[hand].append([tile, "bouquet" if place == "U" else "keepsakes", seen])
+        self.layout, self.turn_card = [], None
+        if len(self.hands[0]) < TURNS_PER_SOLO_ROUND:
+            self.next_solo_turn()
+        else:
+            self.begin_pre_presentation()
+
+    # ------------------------------------------------------------------ Pre-Presentation
+    def begin_pre_presentation(self) -> None:
+        self.revealed = True
+        self.phase = "pre"
+        seats = [0] if self.solo else [(self.first + i) % self.n for i in range(self.n)]
+        self.pre_order = seats
+        self.pre_index = 0
+        self.advance_pre()
+
+    def acting(self) -> int:
+        return self.pre_order[self.pre_index]
+
+    def advance_pre(self) -> None:
+        """Skip seats with nothing to decide; score the round when every seat is done."""
+        while self.pre_index < len(self.pre_order):
+            if self.compute_pre_actions(self.acting()):
+                return
+            self.pre_index += 1
+        self.present()
+
+    def columns_of(self, hand: int) -> list[int]:
+        return [i for i, c in enumerate(self.hands[hand]) if c is not None]
+
+    def column_of(self, hand: int, tile: str) -> int | None:
+        return next((i for i, c in enumerate(self.hands[hand]) if c is not None and c[0] == tile), None)
+
+    def compute_pre_actions(self, seat: int) -> list[Action]:
+        """The acting seat's choices: a pending Larkspur or Snapdragon step, or any unused ability."""
+        if self.larkspur is not None:
+            return [
+                {"type": "larkspur_replace", "tile": t, "column": c}
+                for t in self.larkspur
+                for c in self.columns_of(seat)
+            ]
+        if self.snap_moved is not None:
+            return [
+                {"type": "snapdragon", "column": c}
+                for c in self.columns_of(seat)
+                if c != self.snap_moved
+            ] + [{"type": "snapdragon_stop"}]
+        present = {c[0] for c in self.hands[seat] if c is not None}
+        unused = (present & PRE_PRESENTATION) - set(self.used[seat])
+        actions: list[Action] = []
+        if "orchid" in unused:
+            actions += [{"type": "orchid", "colour": colour} for colour in ORCHID_COLOURS]
+        if "pink_larkspur" in unused and self.stack:
+            actions.append({"type": "larkspur_draw"})
+        if "snapdragon" in unused:
+            actions += [{"type": "snapdragon", "column": c} for c in self.columns_of(seat)]
+        marigold_due = False
+        if "marigold" in unused:
+            marigold = self.column_of(seat, "marigold")
+            others = [c for c in self.columns_of(seat) if c != marigold]
+            actions += [{"type": "marigold", "column": c} for c in others]
+            marigold_due = bool(others)
+        if actions and not marigold_due:
+            actions.append({"type": "done"})
+        return actions
+
+    def use_ability(self, seat: int, action: Action) -> None:
+        kind = action["type"]
+        hand = self.hands[seat]
+        if kind == "done":
+            self.pre_index += 1
+        elif kind == "orchid":
+            self.used[seat].append("orchid")
+            self.orchid[seat] = action["colour"]
+        elif kind == "larkspur_draw":
+            self.used[seat].append("pink_larkspur")
+            self.larkspur = [self.stack.pop() for _ in range(min(2, len(self.stack)))]
+        elif kind == "larkspur_replace":
+            column = action["column"]
+            unchosen = [t for t in self.larkspur if t != action["tile"]]
+            self.out.append([hand[column][0], ALL_SEEN])
+            self.out.extend([t, 1 << seat] for t in unchosen)  # only the drawer saw it
+            hand[column] = [action["tile"], hand[column][1], ALL_SEEN]
+            self.larkspur = None
+        elif kind == "snapdragon":
+            column = hand[action["column"]]
+            column[1] = "keepsakes" if column[1] == "bouquet" else "bouquet"
+            if self.snap_moved is None:
+                self.used[seat].append("snapdragon")
+                self.snap_moved = action["column"]
+            else:
+                self.snap_moved = None
+        elif kind == "snapdragon_stop":
+            self.snap_moved = None
+        elif kind == "marigold":
+            self.used[seat].append("marigold")
+            self.out.append([hand[action["column"]][0], ALL_SEEN])
+            if self.close_gap:
+                del hand[action["column"]]
+            else:
+                hand[action["column"]] = None
+        self.advance_pre()
+
+    # ------------------------------------------------------------------ Presentation
+    def arrangement(self, hand: int) -> list[tuple[str, str] | None]:
+        return [None if c is None else (c[0], c[1]) for c in self.hands[hand]]
+
+    def present(self) -> None:
+        """Score every arrangement, then set up the next round or end the match."""
+        points, breakdowns = [], []
+        for hand in range(self.hand_count):
+            total, breakdown = score_arrangement(
+                self.arrangement(hand),
+                self.orchid[hand],
+                apprentice=self.solo and hand == 1,
+                honeysuckle=self.honeysuckle,
+            )
+            points.append(total)
+            breakdowns.append(breakdown)
+        self.points.append(points)
+        self.history.append(
+            {
+                "round": self.round,
+                "first_player": self.first,
+                "arrangements": [
+                    [None if c is None else {"tile": c[0], "row": c[1]} for c in self.hands[h]]
+                    for h in range(self.hand_count)
+                ],
+                "orchid": list(self.orchid),
+                "points": points,
+                "breakdown": breakdowns,
+            }
+        )
+        if self.round + 1 < ROUNDS:
+            if self.solo:
+                self.apprentice_keeps()
+            self.start_round(self.round + 1)
+        else:
+            self.phase = "over"
+
+    def apprentice_keeps(self) -> None:
+        """The apprentice keeps 1 then 2 tiles (one more each with the head start), drawn at random."""
+        keep = self.round + 1 + (1 if self.config.options["apprentice_head_start"] else 0)
+        tiles = [c[0] for c in self.hands[1] if c is not None]
+        kept = stream(self.seed, "apprentice", self.round).sample(sorted(tiles), keep)
+        facedown = self.config.options["apprentice_keeps_facedown"]
+        self.kept_from = sorted(tiles) if facedown else []
+        self.kept = kept if facedown else []
+        self.hands[1] = [[t, "keepsakes", 0] if facedown else [t, "bouquet", ALL_SEEN] for t in kept]
+
+    # ------------------------------------------------------------------ the interface
+    def to_move(self) -> list[int]:
+        if self.phase == "offer":
+            return [self.offerer()]
+        if self.phase == "take":
+            return [self.receiver()]
+        if self.phase == "distribute":
+            return [0]
+        if self.phase == "pre":
+            return [self.acting()]
+        return []
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self._legal is None:
+            self._legal = self.compute_legal()
+        return self._legal if seat in self.to_move() else []
+
+    def compute_legal(self) -> list[Action]:
+        if self.phase == "offer":
+            return [{"type": "offer", "face_up": t} for t in self.offer["tiles"]]
+        if self.phase == "take":
+            return [{"type": "take", "side": "face_up"}, {"type": "take", "side": "face_down"}]
+        if self.phase == "distribute":
+            card = TURN_CARDS[self.turn_card]
+            return [
+                {"type": "distribute", "option": name, "slot": slot}
+                for name, (choose, _, _) in card["options"].items()
+                for slot, (_, side) in enumerate(self.layout)
+                if choose in ("*", side)
+            ]
+        if self.phase == "pre":
+            return self.compute_pre_actions(self.acting())
+        return []
+
+    def apply(self, seat: int, action: Action) -> None:
+        if action not in self.legal_actions(seat):
+            raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")
+        kind = action["type"]
+        if kind == "offer":
+            self.lay_out_offer(action["face_up"])
+        elif kind == "take":
+            self.take_offer(action["side"])
+        elif kind == "distribute":
+            self.distribute(action["option"], action["slot"])
+        else:
+            self.use_ability(seat, action)
+        self._legal = None
+
+    def default_action(self, seat: int) -> Action:
+        actions = self.legal_actions(seat)
+        for neutral in ({"type": "done"}, {"type": "snapdragon_stop"}):
+            if neutral in actions:
+                return neutral
+        return actions[0]
+
+    def action_label(self, seat: int, action: Action) -> str:
+        kind = action["type"]
+        name = lambda t: TILES[t].name  # noqa: E731
+        if kind == "offer":
+            down = next(t for t in self.offer["tiles"] if t != action["face_up"])
+            return f"offer the {name(action['face_up'])} face up and the {name(down)} face down"
+        if kind == "take":
+            if action["side"] == "face_up":
+                return f"take the face-up {name(self.offer['face_up'])}"
+            return "take the face-down tile"
+        if kind == "distribute":
+            _, mine, theirs = TURN_CARDS[self.turn_card]["options"][action["option"]]
+            tile, side = self.layout[action["slot"]]
+            where = "left" if action["slot"] == 0 else "right"
+            shown = f"the face-up {name(tile)}" if side == "U" else f"the {where} face-down tile"
+            sides = {"U": "face up", "D": "face down"}
+            return (f"option {action['option']}: take {shown}, place it {sides[mine]}; "
+                    f"the apprentice places the other {sides[theirs]}")
+        if kind == "orchid":
+            return f"Orchid: count it as {action['colour']}"
+        if kind == "larkspur_draw":
+            return "Pink Larkspur: draw two tiles"
+        if kind == "larkspur_replace":
+            old = self.hands[seat][action["column"]][0]
+            return f"Pink Larkspur: replace the {name(old)} with the {name(action['tile'])}"
+        if kind == "snapdragon":
+            tile, row = self.hands[seat][action["column"]][:2]
+            target = "Keepsakes" if row == "bouquet" else "Bouquet"
+            return f"Snapdragon: move the {name(tile)} to your {target}"
+        if kind == "snapdragon_stop":
+            return "Snapdragon: move no more tiles"
+        if kind == "marigold":
+            return f"Marigold: discard the {name(self.hands[seat][action['column']][0])}"
+        return "end your Pre-Presentation"
+
+    # ------------------------------------------------------------------ what a seat sees
+    def knows(self, viewer: int | None, seen: int) -> bool:
+        """Whether ``viewer`` (None: a spectator) knows a tile with this ``seen`` mask."""
+        return self.revealed or seen == ALL_SEEN or (viewer is not None and bool(seen >> viewer & 1))
+
+    @staticmethod
+    def saw(viewer: int | None, seen: int) -> bool:
+        """Whether ``viewer`` saw a tile that left the round (a reveal does not show those)."""
+        return seen == ALL_SEEN or (viewer is not None and bool(seen >> viewer & 1))
+
+    def arrangement_view(self, hand: int, viewer: int | None) -> list[dict | None]:
+        return [
+            None if c is None else {
+                "row": c[1],
+                "tile": tile_json(c[0]) if self.knows(viewer, c[2]) else HIDDEN,
+            }
+            for c in self.hands[hand]
+        ]
+
+    def view(self, viewer: int | None) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "game": "tussie-mussie",
+            "variant": self.config.variant,
+            "round": self.round,
+            "phase": self.phase,
+            "first_player": self.first,
+            "to_move": self.to_move(),
+            "stack_size": len(self.stack),
+            "scores": self.totals(),
+            "arrangements": [self.arrangement_view(h, viewer) for h in range(self.n)],
+            "orchid": self.orchid[: self.n],
+            "used": [list(u) for u in self.used[: self.n]],
+            "out_of_round": [
+                tile_json(t) if self.saw(viewer, seen) else HIDDEN for t, seen in self.out
+            ],
+            "rounds": self.history,
+        }
+        if self.offer is not None:
+            mine = viewer == self.offerer()
+            up = self.offer["face_up"]
+            data["offer"] = {
+                "offerer": self.offerer(),
+                "receiver": self.receiver(),
+                "face_up": tile_json(up) if up else None,
+                "drawn": [tile_json(t) for t in self.offer["tiles"]] if mine else None,
+            }
+        if self.phase == "pre":
+            drawer = self.acting()
+            data["pre_presentation"] = {
+                "acting": drawer,
+                "larkspur_drawn": (
+                    [tile_json(t) for t in self.larkspur]
+                    if self.larkspur is not None and viewer == drawer
+                    else (len(self.larkspur) if self.larkspur is not None else None)
+                ),
+                "snapdragon_moved": self.snap_moved,
+            }
+        if self.solo:
+            data["apprentice"] = self.arrangement_view(1, viewer)
+            data["turn_card"] = self.turn_card
+            data["turn_cards_left"] = len(self.turns)
+            data["table"] = [
+                {"side": side, "tile": tile_json(t) if side == "U" else HIDDEN}
+                for t, side in self.layout
+            ]
+            if self.kept_from:
+                data["apprentice_kept_from"] = list(self.kept_from)
+        return data
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        data = self.view(seat)
+        data["seat"] = seat
+        return data
+
+    def public_view(self) -> dict[str, Any]:
+        return self.view(None)
+
+    # ------------------------------------------------------------------ result
+    def totals(self) -> list[int]:
+        totals = [sum(p[h] for p in self.points) for h in range(self.hand_count)]
+        if self.solo:
+            return [totals[0] - totals[1]]
+        return totals
+
+    def is_terminal(self) -> bool:
+        return self.phase == "over"
+
+    def result(self) -> dict[str, Any]:
+        scores = self.totals()
+        detail: dict[str, Any] = {"round_points": [list(p) for p in self.points]}
+        if self.solo:
+            detail["apprentice_total"] = sum(p[1] for p in self.points)
+            detail["best_florist"] = all(p[0] > p[1] for p in self.points)
+            return {"scores": scores, "ranks": [1 if scores[0] > 0 else 2], **detail}
+        final = self.history[-1]["arrangements"] if self.history else []
+
+        def earliest_flower(seat: int) -> int:
+            # tie-break: the final-round flower whose English name comes first wins
+            names = [ALPHABETICAL_RANK[c["tile"]] for c in final[seat] if c is not None]
+            return -min(names) if names else -99
+
+        ranks = ranks_with_tiebreak(scores, earliest_flower)
+        detail["ranks_before_tiebreak"] = competition_ranks(scores)
+        return {"scores": scores, "ranks": ranks, **detail}
+
+    # ------------------------------------------------------------------ hidden information
+    def resample_hidden(self, seat: int, rng: random.Random) -> TussieMussieState:
+        """Redraw every tile ``seat`` cannot know, among the places it cannot see into."""
+        other = self.clone()
+        other._legal = None
+        slots: list[tuple[list, int]] = []  # (container, index) of tiles unknown to the seat
+        slots += [(other.stack, i) for i in range(len(other.stack))]
+        for hand in range(other.hand_count):
+            for column in other.hands[hand]:
+                if column is not None and not other.knows(seat, column[2]):
+                    slots.append((column, 0))
+        for entry in other.out:
+            if not other.saw(seat, entry[1]):
+                slots.append((entry, 0))
+        if other.offer is not None and seat != other.offerer():
+            tiles = other.offer["tiles"]
+            slots += [(tiles, i) for i, t in enumerate(tiles) if t != other.offer["face_up"]]
+        if other.larkspur is not None and seat != other.acting():
+            slots += [(other.larkspur, i) for i in range(len(other.larkspur))]
+        for i, (tile, side) in enumerate(other.layout):
+            if side == "D":
+                slots.append((other.layout[i], 0))
+        kept_slots = [s for s in slots if other.kept and s[0] in other.hands[1] and s[0][0] in other.kept]
+        rest = [s for s in slots if s not in kept_slots]
+        pool = [container[index] for container, index in slots]
+        if kept_slots:
+            # the apprentice kept face-down tiles from a set the seat knows: draw them from it
+            candidates = [t for t in other.kept_from if t in pool]
+            chosen = rng.sample(candidates, len(kept_slots))
+            for (container, index), tile in zip(kept_slots, chosen):
+                container[index] = tile
+            for tile in chosen:
+                pool.remove(tile)
+            other.kept = [c[0] for c in other.hands[1] if c[0] in chosen]
+        rng.shuffle(pool)
+        for (container, index), tile in zip(rest, pool):
+            container[index] = tile
+        other.seed = draw_seed(rng)
+        return other
+
+    # ------------------------------------------------------------------ positions
+    def position_state(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "first": self.first,
+            "phase": self.phase,
+            "stack": list(self.stack),
+            "hands": [[None if c is None else list(c) for c in h] for h in self.hands],
+            "revealed": self.revealed,
+            "offers": [list(o) for o in self.offers],
+            "offer_index": self.offer_index,
+            "offer": None if self.offer is None else {
+                "tiles": list(self.offer["tiles"]), "face_up": self.offer["face_up"]},
+            "out": [list(o) for o in self.out],
+            "pre_order": list(self.pre_order),
+            "pre_index": self.pre_index,
+            "used": [list(u) for u in self.used],
+            "orchid": list(self.orchid),
+            "larkspur": None if self.larkspur is None else list(self.larkspur),
+            "snap_moved": self.snap_moved,
+            "points": [list(p) for p in self.points],
+            "history": self.history,
+            "turns": list(self.turns),
+            "turn_card": self.turn_card,
+            "layout": [list(s) for s in self.layout],
+            "kept": list(self.kept),
+            "kept_from": list(self.kept_from),
+        }
+
+    @classmethod
+    def from_position_state(cls, config: MatchConfig, seed: int, data: dict) -> TussieMussieState:
+        state = cls(config, seed)
+        state.round = data["round"]
+        state.first = data.get("first", state.round % config.players)
+        state.phase = data["phase"]
+        state.stack = list(data.get("stack", []))
+        state.hands = [
+            [None if c is None else [c[0], c[1], c[2] if len(c) > 2 else ALL_SEEN] for c in h]
+            for h in data["hands"]
+        ]
+        state.revealed = data.get("revealed", state.phase in ("pre", "over"))
+        state.offers = [list(o) for o in data.get("offers", [])]
+        state.offer_index = data.get("offer_index", 0)
+        offer = data.get("offer")
+        state.offer = None if offer is None else {"tiles": list(offer["tiles"]), "face_up": offer["face_up"]}
+        state.out = [list(o) for o in data.get("out", [])]
+        state.pre_order = list(data.get("pre_order", []))
+        state.pre_index = data.get("pre_index", 0)
+        state.used = [list(u) for u in data.get("used", [[] for _ in range(state.hand_count)])]
+        state.orchid = list(data.get("orchid", ["white"] * state.hand_count))
+        state.larkspur = None if data.get("larkspur") is None else list(data["larkspur"])
+        state.snap_moved = data.get("snap_moved")
+        state.points = [list(p) for p in data.get("points", [])]
+        state.history = list(data.get("history", []))
+        state.turns = list(data.get("turns", []))
+        state.turn_card = data.get("turn_card")
+        state.layout = [list(s) for s in data.get("layout", [])]
+        state.kept = list(data.get("kept", []))
+        state.kept_from = list(data.get("kept_from", []))
+        state.validate()
+        return state
+
+    def validate(self) -> None:
+        if len(self.hands) != self.hand_count:
+            raise PositionError(f"expected {self.hand_count} hands, got {len(self.hands)}")
+        seen: list[str] = list(self.stack) + [t for t, _ in self.out] + list(self.larkspur or [])
+        seen += [c[0] for h in self.hands for c in h if c is not None]
+        seen += [t for t, _ in self.layout] + (list(self.offer["tiles"]) if self.offer else [])
+        unknown = [t for t in seen if t not in TILES]
+        if unknown or len(seen) != len(set(seen)):
+            raise PositionError(f"tiles unknown or repeated: {sorted(set(unknown or seen))}")
+        if self.phase not in ("offer", "take", "distribute", "pre", "over"):
+            raise PositionError(f"unknown phase {self.phase!r}")
+        for h in self.hands:
+            for c in h:
+                if c is not None and c[1] not in ("bouquet", "keepsakes"):
+                    raise PositionError(f"unknown row {c[1]!r}")
+
+
+def _variants() -> dict[str, Variant]:
+    return {
+        "standard": Variant("standard", (2, 3, 4), SCORING_OPTIONS, "2-4 players, three rounds"),
+        "solo": Variant("solo", (1,), SOLO_OPTIONS, "one seat against the apprentice"),
+    }
+
+
+GAME = GameDescription(
+    id="tussie-mussie",
+    name="Tussie Mussie",
+    engine_version="1.0.0",
+    variants=_variants(),
+    state_class=TussieMussieState,
+)
+TussieMussieState.description = GAME
