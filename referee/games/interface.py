@@ -299,6 +299,11 @@ class GameState(ABC):
     def resample_hidden(self, seat: int, rng: random.Random) -> GameState:
         """A new state that ``seat`` cannot tell from this one (hidden cards redrawn)."""
 
+    def arrival_order_matters(self) -> bool:
+        """Whether the order in which a simultaneous batch arrives changes the outcome (Bszzzz's
+        ``priority=arrival``); otherwise hosts apply a batch in seat order, so logs are canonical."""
+        return False
+
     # --- helpers shared by engines -----------------------------------------------------------
     def check_legal(self, seat: int, action: Action) -> None:
         if action not in self.legal_actions(seat):

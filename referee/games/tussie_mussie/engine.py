@@ -649,6 +649,8 @@ class TussieMussieState(GameState):
         state.kept = list(data.get("kept", []))
         state.kept_from = list(data.get("kept_from", []))
         state.validate()
+        if state.phase == "pre":
+            state.advance_pre()  # a seat with nothing left to decide moves on, as in play
         return state
 
     def validate(self) -> None:

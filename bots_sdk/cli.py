@@ -1,0 +1,300 @@
+"""``python -m bots_sdk``: play local matches, check and show replays, run the demo tournament.
+
+Bad input (unknown game, variant, option or value, player count, bot file or class) prints one
+line naming the problem and the allowed values, and exits with status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from referee.faults import Fault
+from referee.games import GAMES, ConfigError, get_game
+from referee.match import StrictFaultError
+from referee.replay import ReplayError, build_replay, check_replay, read_replay, simulate, write_replay
+from referee.timecontrol import DEFAULT_BANK, DEFAULT_MOVE_LIMIT, TimeControl
+
+from .loading import BotSpec, BotSpecError, parse_bot_spec
+from .local import play_match
+
+
+class UsageError(Exception):
+    """Bad input from the command line: one line, exit status 2."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (UsageError, ConfigError, BotSpecError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except StrictFaultError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bots_sdk", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    play = commands.add_parser("play", help="play local matches in this process")
+    play.add_argument("game", help=f"game id ({', '.join(sorted(GAMES))})")
+    play.add_argument("bots", nargs="+", metavar="BOT",
+                      help="random, greedy, or path/to/file.py:ClassName — one per seat")
+    play.add_argument("--variant", help="variant (default: standard)")
+    play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                      help="a rule option (repeatable)")
+    play.add_argument("--seed", type=int, help="seed of the first match (match i uses seed+i)")
+    play.add_argument("--games", type=int, default=1, help="number of matches (seats rotate)")
+    play.add_argument("--replay", metavar="FILE",
+                      help="write the replay (with --games K, FILE-<i> for each match)")
+    play.add_argument("--json", action="store_true", help="print one JSON document")
+    play.add_argument("--strict", action="store_true", help="stop at the first bot fault")
+    play.add_argument("--time-limit", type=float, default=DEFAULT_MOVE_LIMIT,
+                      help=f"seconds per decision (default {DEFAULT_MOVE_LIMIT})")
+    play.add_argument("--time-bank", type=float, default=DEFAULT_BANK,
+                      help=f"extra seconds per seat for the whole match (default {DEFAULT_BANK})")
+    play.set_defaults(run=run_play)
+
+    replay = commands.add_parser("replay", help="check or show a replay file")
+    replay_commands = replay.add_subparsers(dest="replay_command", required=True)
+    check = replay_commands.add_parser("check", help="re-simulate and compare everything recorded")
+    check.add_argument("file")
+    check.set_defaults(run=run_replay_check)
+    show = replay_commands.add_parser("show", help="print a replay step by step")
+    show.add_argument("file")
+    show.add_argument("--seat", type=int, help="also print what this seat saw at each step")
+    show.set_defaults(run=run_replay_show)
+
+    games = commands.add_parser("games", help="list the games, variants and options")
+    games.set_defaults(run=run_games)
+
+    demo = commands.add_parser("demo", help="a small local tournament of the house bots")
+    demo.add_argument("--matches", type=int, default=12, help="matches per game")
+    demo.add_argument("--seed", type=int, default=2026)
+    demo.set_defaults(run=run_demo)
+    return parser
+
+
+# ---------------------------------------------------------------------- play
+def parse_options(pairs: list[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option takes KEY=VALUE, not {pair!r}")
+        options[key] = value
+    return options
+
+
+def entry_names(specs: list[BotSpec]) -> list[str]:
+    """One name per entry; repeated bots are numbered: random, random (2), ..."""
+    names, seen = [], {}
+    for spec in specs:
+        seen[spec.name] = seen.get(spec.name, 0) + 1
+        names.append(spec.name if seen[spec.name] == 1 else f"{spec.name} ({seen[spec.name]})")
+    return names
+
+
+def replay_path(base: str, index: int, games: int) -> Path:
+    path = Path(base)
+    if games == 1:
+        return path
+    suffixes = "".join(path.suffixes)
+    stem = path.name[: len(path.name) - len(suffixes)] if suffixes else path.name
+    return path.with_name(f"{stem}-{index}{suffixes}")
+
+
+def run_play(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    options = parse_options(args.option)
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
+    try:
+        time_control = TimeControl(args.time_limit, args.time_bank)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    specs = [parse_bot_spec(text, game.id) for text in args.bots]
+    config = game.configure(len(specs), args.variant, options)  # fails early on bad input
+    names = entry_names(specs)
+    first_seed = args.seed if args.seed is not None else _fresh_seed()
+    n = len(specs)
+    matches: list[dict[str, Any]] = []
+
+    def warn(fault: Fault, message: str) -> None:
+        print(f"warning: {message}", file=sys.stderr)
+
+    with progress(args.games, quiet=args.json) as advance:
+        for i in range(args.games):
+            order = [(s + i) % n for s in range(n)]  # rotate seats so no entry keeps seat 0
+            bots = [specs[k].make() for k in order]
+            outcome = play_match(
+                game, bots, variant=config.variant, options=config.options, seed=first_seed + i,
+                time_control=time_control, strict=args.strict,
+                bot_names=[names[k] for k in order], on_fault=warn,
+            )
+            if args.replay:
+                write_replay(replay_path(args.replay, i, args.games), build_replay(outcome.match))
+            matches.append({
+                "seed": outcome.seed,
+                "seats": [names[k] for k in order],
+                "scores": outcome.result["scores"],
+                "ranks": outcome.result["ranks"],
+                "statuses": outcome.result["statuses"],
+            })
+            if not args.json:
+                print_match(matches[-1])
+            advance()
+    summary = summarise(names, matches)
+    if args.json:
+        print(json.dumps({"game": game.id, "variant": config.variant, "options": config.options,
+                          "matches": matches, "summary": summary}))
+    elif args.games > 1:
+        print_summary(summary, args.games)
+    return 0
+
+
+def _fresh_seed() -> int:
+    from referee.games.seeding import draw_seed
+
+    return draw_seed() % 1_000_000_000
+
+
+class progress:
+    """A rich progress bar on a terminal for several matches; nothing otherwise."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.enabled = total > 1 and sys.stderr.isatty()
+        self.total = total
+
+    def __enter__(self):
+        if not self.enabled:
+            return lambda: None
+        from rich.progress import Progress
+
+        self.bar = Progress(transient=True)
+        self.bar.start()
+        task = self.bar.add_task("matches", total=self.total)
+        return lambda: self.bar.advance(task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
+            self.bar.stop()
+
+
+def print_match(match: dict[str, Any]) -> None:
+    print(f"match seed {match['seed']}")
+    print(f"  {'seat':>4}  {'bot':<28} {'score':>6} {'rank':>4}")
+    for seat, name in enumerate(match["seats"]):
+        status = "" if match["statuses"][seat] == "ok" else f"  ({match['statuses'][seat]})"
+        print(f"  {seat:>4}  {name:<28} {match['scores'][seat]:>6} {match['ranks'][seat]:>4}{status}")
+
+
+def summarise(names: list[str], matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per entry: wins (rank 1, shared wins included), win rate, mean score and its 95% interval."""
+    rows = []
+    for name in names:
+        scores, wins = [], 0
+        for m in matches:
+            seat = m["seats"].index(name)
+            scores.append(m["scores"][seat])
+            wins += m["ranks"][seat] == 1
+        count = len(scores)
+        mean = sum(scores) / count
+        sd = math.sqrt(sum((x - mean) ** 2 for x in scores) / (count - 1)) if count > 1 else 0.0
+        half = 1.96 * sd / math.sqrt(count) if count > 1 else 0.0
+        rows.append({"bot": name, "matches": count, "wins": wins, "win_rate": round(wins / count, 4),
+                     "mean_score": round(mean, 3), "ci95": [round(mean - half, 3), round(mean + half, 3)]})
+    return rows
+
+
+def print_summary(summary: list[dict[str, Any]], games: int) -> None:
+    print(f"\nsummary over {games} matches")
+    print(f"  {'bot':<28} {'wins':>5} {'win rate':>9} {'mean score':>11}  95% interval")
+    for row in summary:
+        low, high = row["ci95"]
+        print(f"  {row['bot']:<28} {row['wins']:>5} {row['win_rate']:>9.1%} {row['mean_score']:>11.2f}"
+              f"  [{low:.2f}, {high:.2f}]")
+
+
+# ---------------------------------------------------------------------- replays
+def load(path: str) -> dict[str, Any]:
+    if not Path(path).is_file():
+        raise UsageError(f"no such replay file: {path}")
+    try:
+        return read_replay(path)
+    except (ReplayError, ValueError, OSError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+
+
+def run_replay_check(args: argparse.Namespace) -> int:
+    replay = load(args.file)
+    try:
+        problems = check_replay(replay)
+    except (KeyError, TypeError) as exc:
+        problems = [f"malformed replay: missing {exc}"]
+    if problems:
+        for problem in problems:
+            print(f"FAIL {args.file}: {problem}")
+        return 1
+    header = replay["header"]
+    print(f"OK {args.file}: {header['game']} ({header['variant']}), {len(replay['log'])} actions, "
+          f"views and result match")
+    return 0
+
+
+def run_replay_show(args: argparse.Namespace) -> int:
+    replay = load(args.file)
+    header = replay["header"]
+    names = [s["bot"] for s in header["seats"]]
+    if args.seat is not None and not 0 <= args.seat < header["players"]:
+        raise UsageError(f"--seat must be 0..{header['players'] - 1}")
+    print(f"{header['game']} ({header['variant']}), options {json.dumps(header['options'])}, "
+          f"seed {header['seed']}")
+    for seat, entry in enumerate(header["seats"]):
+        print(f"  seat {seat}: {entry['bot']} {json.dumps(entry['attributes']) if entry['attributes'] else ''}")
+    previous = None
+    try:
+        for item in simulate(header, replay["log"]):
+            state = item if not hasattr(item, "entry") else item.state
+            if hasattr(item, "entry"):
+                entry = item.entry
+                source = "" if entry["source"] == "bot" else f" [{entry['source']}" + (
+                    f": {entry['fault']}]" if entry.get("fault") else "]")
+                print(f"step {item.index + 1}: seat {entry['seat']} ({names[entry['seat']]}) "
+                      f"{item.label}{source}")
+            if args.seat is not None:
+                view = state.observation(args.seat)
+                print("    " + json.dumps(view if previous is None else _changes(previous, view)))
+                previous = json.loads(json.dumps(view))
+    except ReplayError as exc:
+        print(f"replay stops: {exc}")
+        return 1
+    print(f"result: {json.dumps(replay['result'])}")
+    return 0
+
+
+def _changes(old: dict, new: dict) -> dict:
+    new = json.loads(json.dumps(new))
+    return {k: v for k, v in new.items() if old.get(k) != v}
+
+
+def run_games(args: argparse.Namespace) -> int:
+    for game in GAMES.values():
+        print(json.dumps(game.to_json()))
+    return 0
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from .demo import run_local_tournament
+
+    run_local_tournament(args.matches, args.seed)
+    return 0

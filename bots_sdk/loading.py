@@ -1,0 +1,61 @@
+"""Turning a bot spec from the command line (``random``, ``greedy``, ``file.py:Class``) into bots."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .bot import Bot, RandomBot
+from .greedy import greedy_bot_class
+
+
+class BotSpecError(Exception):
+    """A bot spec that names no bot: one line for the user."""
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    name: str
+    cls: type[Bot]
+
+    def make(self) -> Bot:
+        return self.cls()
+
+
+def parse_bot_spec(text: str, game_id: str) -> BotSpec:
+    if text == "random":
+        return BotSpec("random", RandomBot)
+    if text == "greedy":
+        try:
+            return BotSpec("greedy", greedy_bot_class(game_id))
+        except ModuleNotFoundError:
+            raise BotSpecError(f"there is no greedy bot for {game_id} (allowed: random, "
+                               f"path/to/file.py:ClassName)") from None
+    path, sep, class_name = text.rpartition(":")
+    if not sep or not path.endswith(".py") or not class_name:
+        raise BotSpecError(f"unknown bot {text!r} (allowed: random, greedy, path/to/file.py:ClassName)")
+    return BotSpec(text, load_bot_class(Path(path), class_name))
+
+
+def load_bot_class(path: Path, class_name: str) -> type[Bot]:
+    """Import ``path`` as a module and return its ``class_name``, a ``Bot`` subclass."""
+    if not path.is_file():
+        raise BotSpecError(f"bot file {path} does not exist")
+    module_name = f"parlour_bot_{abs(hash(str(path.resolve())))}"
+    module = sys.modules.get(module_name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            raise BotSpecError(f"bot file {path} fails to import: {type(exc).__name__}: {exc}") from None
+        sys.modules[module_name] = module
+    cls = getattr(module, class_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Bot)):
+        found = sorted(n for n, v in vars(module).items()
+                       if isinstance(v, type) and issubclass(v, Bot) and v.__module__ == module_name)
+        raise BotSpecError(f"{path} has no Bot subclass {class_name!r} "
+                           f"(allowed: {', '.join(found) or 'none found'})")
+    return cls

@@ -1,0 +1,680 @@
+"""Bszzzz!: the rules, top to bottom (rulebook ``bszzzz.fr.md`` as read by ``rulings.md``).
+
+A round: every seat holds its dealt trick cards plus the 3 swatters of its colour. Play is a series of
+**reaction windows**. Each window asks, at once and sealed, every seat holding any card; each submits one
+card or a pass. When the last submission arrives the window is resolved in priority order (clockwise
+from the left of the seat that played the trick's last card; in a trick's first window from the turn
+seat; or, with ``priority=arrival``, in the order the submissions were applied):
+
+1. any swatter played: the first in priority lands on the trick as it stood when the window opened, every
+   other swatter is spent (face up before its owner, no points), every other card goes back to its hand;
+2. otherwise the first card in priority is applied, the others go back to their owners' hands;
+3. the turn passes left when the turn seat's card is applied or no card is, and stays otherwise.
+
+A swatter on a pest takes the whole trick; on a useful insect only the useful insects (the pests are
+discarded). A web discards the trick. After a swatter or a web the seat to the left of its player leads
+the next trick. The round ends when at most one seat still holds a swatter, or after n consecutive
+windows with no card applied; then round points (``round_points``) are added, the dealer moves left and
+a new deal follows (``stream(seed, "deal", round)``). The game ends after the round in which a seat
+reaches 100, or at ``round_cap``. Total variant: no turn, nobody forced, any seat may play any legal
+card (pests included); a trick's first window gives priority from the last trick's winner; a window in
+which nobody plays ends the round.
+
+Choices where rulings.md and the rulebook are silent (the platform's):
+- "Twice in a row" applies within a trick in both variants: the seat whose card is on top of the trick
+  may not play; on an empty trick anyone may (so a web's player may add a useful insect to the next
+  trick's first window).
+- A useful insect or a web may open a trick (it is a trick card; only swatters may not). A web on an
+  empty trick discards only itself and hands the lead to its player's left.
+- A window in which the trick is still empty (the turn seat could not lead) is again a "first window":
+  its priority starts from the (new) turn seat.
+- The swatter that lands goes with what it took (face down) or, on a useful insect, face up before its
+  owner; either way it is "swatted" (used) and scores nothing itself.
+- At round end every seat's remaining trick cards are revealed in the round summary (their penalties are
+  counted in public); the undealt cards of a 3-player round are never revealed.
+- Seat colours: given ones must be known and distinct; seats given none get the first unused colours of
+  components.md's order (seat k gets the k-th colour when none is given).
+- Observations show ``to_move`` as every seat asked in the window (submitted or not), so one seat's
+  submission changes nothing the others see. A resolved window is shown with every asked seat's
+  submission in priority order and its outcome (applied / spent / returned / pass).
+- Knowledge a seat draws from play and that ``resample_hidden`` keeps: a card that went back to a hand
+  stays known there until played; a turn seat that passed (standard variant, not the trick's last
+  player) held no trick card of another colour than the top card (none at all on an empty trick).
+
+Position JSON (``to_position()["state"]``), every card by its id (``data.CARDS``); only ``hands`` and
+``turn`` are required, every other key defaults to empty / zero:
+``round`` (1-based), ``dealer``, ``turn`` (standard: the turn seat; total: the seat where a trick's
+first window's priority starts), ``hands`` (per seat: trick cards and swatters), ``out`` (trick cards not
+dealt this round), ``trick`` (``[[seat, card], ...]`` bottom to top), ``idle`` (consecutive windows with
+no card applied), ``taken`` / ``swatted`` / ``spent`` (per seat: cards captured, swatters that landed,
+swatters spent), ``discard``, ``pending`` (``[[seat, card or null], ...]``: this window's sealed
+submissions in arrival order), ``windows`` (this round's resolved windows: ``{"turn", "top",
+"last_player", "priority", "plays": [{"seat", "card", "outcome"}], "effect", "by"}``), ``totals``,
+``rounds`` (summaries of finished rounds), ``over``.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import Any
+
+from ..interface import (
+    Action,
+    ConfigError,
+    GameDescription,
+    GameState,
+    IllegalActionError,
+    MatchConfig,
+    OptionSpec,
+    PositionError,
+    Variant,
+)
+from ..ranking import competition_ranks
+from ..seeding import SEED_BITS, stream
+from .data import CARDS, COLOURS, DECKS, HAND_SIZE, PEST, SWATTER, SWATTERS, USEFUL, WEB, Card
+
+TARGET = 100
+PASS: Action = {"type": "pass"}
+
+# Hands are kept in this order (the decks' order, swatters last), so legal actions list trick cards first.
+_ORDER: dict[str, int] = {cid: i for i, cid in enumerate(CARDS)}
+
+
+def _sort_key(card: Card) -> int:
+    return _ORDER[card.id]
+
+
+def card_json(card: Card) -> dict[str, Any]:
+    """What a viewer needs to draw a card."""
+    return card.to_json()
+
+
+# ---------------------------------------------------------------------------------------- scoring
+def round_points(colour: str, taken: Iterable[Card], hand: Iterable[Card]) -> int:
+    """A seat's round points: + each captured pest of another colour, - each of its own colour, + the
+    (negative) value of each captured useful insect whatever its colour, - the hand penalty of every
+    trick card left in hand (unused swatters cost nothing)."""
+    points = 0
+    for card in taken:
+        if card.kind == PEST:
+            points += -card.capture if card.colour == colour else card.capture
+        elif card.kind == USEFUL:
+            points += card.capture
+    for card in hand:
+        if card.kind != SWATTER:
+            points -= card.penalty
+    return points
+
+
+def swat_value(colour: str, trick: Iterable[Card]) -> int:
+    """What a swatter of ``colour`` would score on this trick now (bottom to top, non-empty)."""
+    cards = list(trick)
+    if not cards:
+        return 0
+    if cards[-1].kind == PEST:
+        return round_points(colour, cards, ())
+    return round_points(colour, [c for c in cards if c.kind == USEFUL], ())
+
+
+# ---------------------------------------------------------------------------------------- the deal
+def deal_hands(deck: str, colours: list[str], seed: int, round_no: int) -> tuple[list[list[Card]], list[Card]]:
+    """The hands of round ``round_no`` (each with its seat's 3 swatters) and the cards left out."""
+    cards = list(DECKS[deck])
+    stream(seed, "deal", round_no).shuffle(cards)
+    size = HAND_SIZE[len(colours)]
+    hands = [
+        sorted(cards[k * size:(k + 1) * size], key=_sort_key) + list(SWATTERS[colour])
+        for k, colour in enumerate(colours)
+    ]
+    return hands, sorted(cards[len(colours) * size:], key=_sort_key)
+
+
+# ---------------------------------------------------------------------------------------- legal cards
+def legal_cards(hand: list[Card], top: Card | None, may_play_pest: bool, strict_swatters: bool) -> list[Card]:
+    """The cards of ``hand`` a seat that did not play the trick's top card may play: never a card of the
+    top card's colour (a swatter too, when ``strict_swatters``), no swatter on an empty trick, pests only
+    when ``may_play_pest`` (the turn seat; anyone in the Total variant)."""
+    if top is None:
+        return [c for c in hand if c.kind != SWATTER and (may_play_pest or c.kind != PEST)]
+    colour = top.colour
+    legal = []
+    for c in hand:
+        if c.colour == colour and (strict_swatters or c.kind != SWATTER):
+            continue
+        if c.kind == PEST and not may_play_pest:
+            continue
+        legal.append(c)
+    return legal
+
+
+# ---------------------------------------------------------------------------------------- windows
+def priority_order(n: int, start: int, seats: Iterable[int]) -> list[int]:
+    """``seats`` ordered clockwise from ``start``."""
+    return sorted(seats, key=lambda s: (s - start) % n)
+
+
+def resolve_window(order: list[int], plays: dict[int, Card | None]) -> tuple[int | None, dict[int, str]]:
+    """Rulings' steps 1-2 for one window: the seat whose card is applied (or None) and every asked seat's
+    outcome (``applied``, ``spent``, ``returned``, ``pass``). ``order`` is the priority order."""
+    swatter = next((s for s in order if plays[s] is not None and plays[s].kind == SWATTER), None)
+    applied = swatter if swatter is not None else next((s for s in order if plays[s] is not None), None)
+    outcomes = {}
+    for s in order:
+        card = plays[s]
+        if card is None:
+            outcomes[s] = "pass"
+        elif s == applied:
+            outcomes[s] = "applied"
+        elif card.kind == SWATTER:
+            outcomes[s] = "spent"
+        else:
+            outcomes[s] = "returned"
+    return applied, outcomes
+
+
+OPTIONS = (
+    OptionSpec("deck", "choice", "rulebook", ("rulebook", "original"),
+               doc="40 pests / 9 useful insects / 11 webs (our rulebook) or 48 / 9 / 3 (the original)"),
+    OptionSpec("priority", "choice", "clockwise", ("clockwise", "arrival"),
+               doc="a window's cards in clockwise order from the left of the last card's player, "
+                   "or by arrival time at the referee"),
+    OptionSpec("swatter_colour", "choice", "strict", ("strict", "free"),
+               doc="a swatter may not land on a card of its own colour (strict) or may (free)"),
+    OptionSpec("round_cap", "int", 20, low=1, high=50, doc="the game ends after this many rounds at most"),
+)
+
+
+class BszzzzState(GameState):
+    # ------------------------------------------------------------------------------ set-up
+    @classmethod
+    def complete_config(cls, config: MatchConfig) -> MatchConfig:
+        """Seat colours: validate the given ones; seats without one get the first unused colours."""
+        seats = [dict(s) for s in config.seats]
+        given = [s.get("colour") for s in seats]
+        for colour in given:
+            if colour is not None and colour not in COLOURS:
+                raise ConfigError(f"bszzzz: colour {colour!r} is not allowed (allowed: {', '.join(COLOURS)})")
+        named = [c for c in given if c is not None]
+        if len(set(named)) != len(named):
+            raise ConfigError(f"bszzzz: seat colours must be distinct, got {named}")
+        free = iter(c for c in COLOURS if c not in named)
+        for seat in seats:
+            if seat.get("colour") is None:
+                seat["colour"] = next(free)
+        return MatchConfig(config.game, config.variant, config.players, dict(config.options), tuple(seats))
+
+    def _setup(self, config: MatchConfig, seed: int) -> None:
+        self.config = config
+        self.seed = seed
+        self.n = config.players
+        self.total = config.variant == "total"
+        self.strict = config.options["swatter_colour"] == "strict"
+        self.arrival = config.options["priority"] == "arrival"
+        self.deck = config.options["deck"]
+        self.round_cap = config.options["round_cap"]
+        self.colours = [s["colour"] for s in config.seats]
+        self.totals = [0] * self.n
+        self.rounds: list[dict] = []
+        self.over = False
+        self._legal: dict[int, tuple[list[Action], dict[str, Card], bool]] = {}
+
+    @classmethod
+    def new(cls, config: MatchConfig, seed: int) -> BszzzzState:
+        state = cls()
+        state._setup(config, seed)
+        state._start_round(1)
+        return state
+
+    def _start_round(self, round_no: int) -> None:
+        n = self.n
+        self.round = round_no
+        self.dealer = (round_no - 1) % n
+        self.hands, self.out = deal_hands(self.deck, self.colours, self.seed, round_no)
+        self.turn = (self.dealer + 1) % n  # the seat left of the dealer leads
+        self.trick: list[tuple[int, Card]] = []
+        self.idle = 0
+        self.taken: list[list[Card]] = [[] for _ in range(n)]
+        self.swatted: list[list[Card]] = [[] for _ in range(n)]
+        self.spent: list[list[Card]] = [[] for _ in range(n)]
+        self.discard: list[Card] = []
+        self.windows: list[dict] = []
+        self._count_swatters()
+        self._open_window()
+
+    def _count_swatters(self) -> None:
+        self.swatters_left = [sum(1 for c in hand if c.kind == SWATTER) for hand in self.hands]
+
+    def _open_window(self) -> None:
+        """Ask every seat that holds any card (being asked reveals nothing but the public hand size)."""
+        self.pending: list[tuple[int, Card | None]] = []
+        self.waiting = [s for s in range(self.n) if self.hands[s]]
+        self._legal = {}
+
+    # ------------------------------------------------------------------------------ legal actions
+    def _legal_for(self, seat: int) -> tuple[list[Action], dict[str, Card], bool]:
+        """(actions, playable cards by id, may pass) for an asked seat; cached until the window resolves."""
+        cached = self._legal.get(seat)
+        if cached is not None:
+            return cached
+        trick = self.trick
+        if trick and trick[-1][0] == seat:  # never twice in a row
+            cards: list[Card] = []
+        else:
+            top = trick[-1][1] if trick else None
+            cards = legal_cards(self.hands[seat], top, self.total or seat == self.turn, self.strict)
+        # The turn seat may not pass while it holds a legal trick card.
+        may_pass = self.total or seat != self.turn or all(c.kind == SWATTER for c in cards)
+        actions: list[Action] = [{"type": "play", "card": c.id} for c in cards]
+        if may_pass:
+            actions.append({"type": "pass"})
+        cached = (actions, {c.id: c for c in cards}, may_pass)
+        self._legal[seat] = cached
+        return cached
+
+    def to_move(self) -> list[int]:
+        return list(self.waiting)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if seat not in self.waiting:
+            return []
+        return self._legal_for(seat)[0]
+
+    def action_label(self, seat: int, action: Action) -> str:
+        if action.get("type") == "pass":
+            return "pass"
+        card = CARDS.get(action.get("card", ""))
+        if card is None:
+            return str(action)
+        if card.kind in (PEST, USEFUL):
+            return f"play the {card.colour} {card.name} ({card.capture:+d}, hand {card.penalty})"
+        return f"play the {card.colour} {card.name}"
+
+    def default_action(self, seat: int) -> Action:
+        """A pass where passing is allowed; the turn seat that must play: its first legal trick card."""
+        actions, _, may_pass = self._legal_for(seat) if seat in self.waiting else ([], {}, False)
+        if not actions:
+            raise IllegalActionError(f"seat {seat} is not asked now")
+        return PASS if may_pass else actions[0]
+
+    # ------------------------------------------------------------------------------ apply
+    def apply(self, seat: int, action: Action) -> None:
+        """Seal ``seat``'s submission; the window resolves when the last asked seat has submitted."""
+        if seat not in self.waiting:
+            raise IllegalActionError(f"seat {seat} is not asked now")
+        _, cards, may_pass = self._legal_for(seat)
+        kind = action.get("type") if isinstance(action, dict) else None
+        cid = action.get("card") if kind == "play" else None
+        if kind == "play" and len(action) == 2 and isinstance(cid, str) and cid in cards:
+            card: Card | None = cards[cid]
+        elif kind == "pass" and len(action) == 1 and may_pass:
+            card = None
+        else:
+            raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")
+        self.pending.append((seat, card))
+        self.waiting.remove(seat)
+        if not self.waiting:
+            self._resolve()
+
+    def _priority_start(self) -> int:
+        return (self.trick[-1][0] + 1) % self.n if self.trick else self.turn
+
+    def _resolve(self) -> None:
+        """Resolve the window (rulings' steps 1-3), record it, then end the round or open the next."""
+        n, trick = self.n, self.trick
+        plays = dict(self.pending)
+        start = self._priority_start()
+        if self.arrival:
+            order = [s for s, _ in self.pending]  # the arrival order is the order apply was called
+        else:
+            order = priority_order(n, start, plays)
+        applied, outcomes = resolve_window(order, plays)
+        top = trick[-1] if trick else None
+        record = {
+            "turn": None if self.total else self.turn,
+            "top": top[1].id if top else None,
+            "last_player": top[0] if top else None,
+            "priority": order,
+            "plays": [
+                {"seat": s, "card": plays[s].id if plays[s] else None, "outcome": outcomes[s]} for s in order
+            ],
+            "effect": "none",
+            "by": applied,
+        }
+        for s, outcome in outcomes.items():
+            if outcome == "spent":
+                self._take_from_hand(s, plays[s])
+                self.spent[s].append(plays[s])
+        if applied is None:
+            self.idle += 1
+            if not self.total:
+                self.turn = (self.turn + 1) % n
+        else:
+            self.idle = 0
+            record["effect"] = self._apply_card(applied, plays[applied])
+        self.windows.append(record)
+        self._after_window()
+
+    def _take_from_hand(self, seat: int, card: Card) -> None:
+        self.hands[seat].remove(card)
+        if card.kind == SWATTER:
+            self.swatters_left[seat] -= 1
+
+    def _apply_card(self, seat: int, card: Card) -> str:
+        """Put the window's applied card into play; returns what happened (for the window's record)."""
+        n = self.n
+        self._take_from_hand(seat, card)
+        if card.kind == SWATTER:
+            cards = [c for _, c in self.trick]
+            self.swatted[seat].append(card)
+            if cards[-1].kind == PEST:  # on a pest: the whole trick
+                self.taken[seat].extend(cards)
+                effect = "swat-trick"
+            else:  # on a useful insect: only the useful insects, the pests are discarded
+                self.taken[seat].extend(c for c in cards if c.kind == USEFUL)
+                self.discard.extend(c for c in cards if c.kind != USEFUL)
+                effect = "swat-useful"
+            self.trick = []
+            # The trick's winner leads (Total: its priority starts there); in the base game its left.
+            self.turn = seat if self.total else (seat + 1) % n
+            return effect
+        if card.kind == WEB:
+            self.discard.extend(c for _, c in self.trick)
+            self.discard.append(card)
+            self.trick = []
+            self.turn = (seat + 1) % n
+            return "web"
+        self.trick.append((seat, card))
+        if not self.total and seat == self.turn:
+            self.turn = (seat + 1) % n  # the turn seat's own card passes the turn; an interruption does not
+        return "trick"
+
+    def _after_window(self) -> None:
+        holders = sum(1 for k in self.swatters_left if k)
+        if holders <= 1:
+            self._end_round("swatters")
+        elif self.idle >= (1 if self.total else self.n):
+            self._end_round("no-play")
+        else:
+            self._open_window()
+
+    # ------------------------------------------------------------------------------ round end
+    def _end_round(self, reason: str) -> None:
+        self.discard.extend(c for _, c in self.trick)  # a trick still on the table is discarded
+        self.trick = []
+        points = [round_points(self.colours[s], self.taken[s], self.hands[s]) for s in range(self.n)]
+        self.totals = [t + p for t, p in zip(self.totals, points)]
+        self.rounds.append({
+            "round": self.round,
+            "dealer": self.dealer,
+            "end": reason,
+            "points": points,
+            "totals": list(self.totals),
+            "taken": [[c.id for c in pile] for pile in self.taken],
+            "hands": [[c.id for c in hand if c.kind != SWATTER] for hand in self.hands],
+            "windows": len(self.windows),
+            "final_window": self.windows[-1] if self.windows else None,
+        })
+        if max(self.totals) >= TARGET or self.round >= self.round_cap:
+            self.over = True
+            self.pending, self.waiting, self._legal = [], [], {}
+        else:
+            self._start_round(self.round + 1)
+
+    def is_terminal(self) -> bool:
+        return self.over
+
+    def result(self) -> dict:
+        return {
+            "scores": list(self.totals),
+            "ranks": competition_ranks(self.totals),
+            "rounds": len(self.rounds),
+            "round_points": [r["points"] for r in self.rounds],
+        }
+
+    # ------------------------------------------------------------------------------ views
+    def _table_view(self) -> dict[str, Any]:
+        """Everything public: the table, the piles, the resolved windows, the hand sizes."""
+        trick = self.trick
+        return {
+            "game": self.description.id,
+            "variant": self.config.variant,
+            "round": self.round,
+            "phase": "over" if self.over else "play",
+            "to_move": [] if self.over else [s for s in range(self.n) if self.hands[s]],
+            "colours": list(self.colours),
+            "dealer": self.dealer,
+            "turn": None if self.total else self.turn,
+            "priority_start": None if (self.over or self.arrival) else self._priority_start(),
+            "trick": [{"seat": s, "card": card_json(c)} for s, c in trick],
+            "last_player": trick[-1][0] if trick else None,
+            "idle_windows": self.idle,
+            "hand_sizes": [len(h) for h in self.hands],
+            "swatters_in_hand": list(self.swatters_left),
+            "taken": [[card_json(c) for c in pile] for pile in self.taken],
+            "swatted": [[card_json(c) for c in pile] for pile in self.swatted],
+            "spent": [[card_json(c) for c in pile] for pile in self.spent],
+            "discard": [card_json(c) for c in self.discard],
+            "windows": [_render_window(w) for w in self.windows],
+            "scores": list(self.totals),
+            "rounds": [_render_summary(r) for r in self.rounds],
+        }
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        view = self._table_view()
+        view["seat"] = seat
+        view["colour"] = self.colours[seat]
+        view["hand"] = [card_json(c) for c in self.hands[seat]]
+        own = next((c for s, c in self.pending if s == seat), False)
+        view["submitted"] = None if own is False else (
+            {"type": "pass"} if own is None else {"type": "play", "card": own.id}
+        )
+        return view
+
+    def public_view(self) -> dict[str, Any]:
+        return self._table_view()
+
+    # ------------------------------------------------------------------------------ positions
+    def position_state(self) -> dict[str, Any]:
+        ids = lambda cards: [c.id for c in cards]  # noqa: E731
+        return {
+            "round": self.round,
+            "dealer": self.dealer,
+            "turn": self.turn,
+            "hands": [ids(h) for h in self.hands],
+            "out": ids(self.out),
+            "trick": [[s, c.id] for s, c in self.trick],
+            "idle": self.idle,
+            "taken": [ids(p) for p in self.taken],
+            "swatted": [ids(p) for p in self.swatted],
+            "spent": [ids(p) for p in self.spent],
+            "discard": ids(self.discard),
+            "pending": [[s, c.id if c else None] for s, c in self.pending],
+            "windows": [dict(w, plays=[dict(p) for p in w["plays"]], priority=list(w["priority"]))
+                        for w in self.windows],
+            "totals": list(self.totals),
+            "rounds": [dict(r) for r in self.rounds],
+            "over": self.over,
+        }
+
+    @classmethod
+    def from_position_state(cls, config: MatchConfig, seed: int, data: dict[str, Any]) -> BszzzzState:
+        state = cls()
+        state._setup(config, seed)
+        n = state.n
+        deck_ids = {c.id for c in DECKS[state.deck]}
+        seen: set[str] = set()
+
+        def card(cid: Any, swatter_of: str | None = None) -> Card:
+            c = CARDS.get(cid) if isinstance(cid, str) else None
+            if c is None or (c.kind != SWATTER and cid not in deck_ids):
+                raise PositionError(f"bszzzz: {cid!r} is not a card of the {state.deck} deck")
+            if c.kind == SWATTER and swatter_of is not None and c.colour != swatter_of:
+                raise PositionError(f"bszzzz: {cid} does not belong to a {swatter_of} seat")
+            if cid in seen:
+                raise PositionError(f"bszzzz: card {cid} is in two places")
+            seen.add(cid)
+            return c
+
+        def per_seat(key: str, swatters: bool) -> list[list[Card]]:
+            piles = data.get(key) or [[] for _ in range(n)]
+            if len(piles) != n:
+                raise PositionError(f"bszzzz: {key} needs one list per seat")
+            return [[card(c, state.colours[s] if swatters else None) for c in pile] for s, pile in enumerate(piles)]
+
+        def seat_no(value: Any) -> int:
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < n:
+                raise PositionError(f"bszzzz: {value!r} is not a seat")
+            return value
+
+        state.round = int(data.get("round", 1))
+        state.dealer = seat_no(data.get("dealer", (state.round - 1) % n))
+        state.turn = seat_no(data["turn"])
+        state.hands = [sorted(h, key=_sort_key) for h in per_seat("hands", True)]
+        state.out = [card(c) for c in data.get("out", [])]
+        state.trick = []
+        for s, cid in data.get("trick", []):
+            c = card(cid)
+            if c.kind not in (PEST, USEFUL):
+                raise PositionError(f"bszzzz: a trick holds only pests and useful insects, not {cid}")
+            state.trick.append((seat_no(s), c))
+        state.idle = int(data.get("idle", 0))
+        state.taken = per_seat("taken", False)
+        state.swatted = per_seat("swatted", True)
+        state.spent = per_seat("spent", True)
+        state.discard = [card(c) for c in data.get("discard", [])]
+        state.windows = [dict(w, plays=[dict(p) for p in w["plays"]], priority=list(w["priority"]))
+                         for w in data.get("windows", [])]
+        state.totals = [int(t) for t in data.get("totals", [0] * n)]
+        state.rounds = [dict(r) for r in data.get("rounds", [])]
+        state.over = bool(data.get("over", False))
+        if len(state.totals) != n:
+            raise PositionError("bszzzz: totals needs one number per seat")
+        state._count_swatters()
+        if state.over:
+            state.pending, state.waiting = [], []
+            return state
+        state._open_window()
+        for s, cid in data.get("pending", []):
+            s = seat_no(s)
+            try:
+                state.apply(s, PASS if cid is None else {"type": "play", "card": cid})
+            except IllegalActionError as exc:
+                raise PositionError(f"bszzzz: pending submission of seat {s}: {exc}") from None
+        return state
+
+    def _copy(self) -> BszzzzState:
+        """A copy sharing only immutable Card objects (a resampled state starts from it)."""
+        other = BszzzzState()
+        other.__dict__.update(self.__dict__)
+        other.hands = [list(h) for h in self.hands]
+        other.out = list(self.out)
+        other.trick = list(self.trick)
+        other.taken = [list(p) for p in self.taken]
+        other.swatted = [list(p) for p in self.swatted]
+        other.spent = [list(p) for p in self.spent]
+        other.discard = list(self.discard)
+        other.windows = list(self.windows)  # records are never changed once written
+        other.totals = list(self.totals)
+        other.rounds = list(self.rounds)
+        other.swatters_left = list(self.swatters_left)
+        other.pending = list(self.pending)
+        other.waiting = list(self.waiting)
+        other._legal = {}
+        return other
+
+    # ------------------------------------------------------------------------------ hidden information
+    def public_knowledge(self) -> tuple[list[set[str]], list[set[str] | None]]:
+        """What every seat knows of the others' hands from this round's windows: per seat, the cards known
+        to be in it (played, sent back, not played since), and the colours its trick cards are limited to
+        (None: no limit; an empty set: it holds no trick card) by the passes it was not allowed to make."""
+        known: list[set[str]] = [set() for _ in range(self.n)]
+        limits: list[set[str] | None] = [None] * self.n
+        for window in self.windows:
+            for play in window["plays"]:
+                s, cid = play["seat"], play["card"]
+                if play["outcome"] == "returned" and any(c.id == cid for c in self.hands[s]):
+                    known[s].add(cid)
+                if play["outcome"] == "pass" and s == window["turn"] and s != window["last_player"]:
+                    # A turn seat may pass only when it holds no legal trick card.
+                    top = window["top"]
+                    allowed = {CARDS[top].colour} if top else set()
+                    limits[s] = allowed if limits[s] is None else limits[s] & allowed
+        return known, limits
+
+    def resample_hidden(self, seat: int, rng: random.Random) -> BszzzzState:
+        """A state ``seat`` cannot tell from this one: the other seats' unknown trick cards and the cards out
+        of the round redrawn (keeping hand sizes and what play revealed), their sealed submissions redrawn
+        among their legal actions, and a fresh seed for the deals of later rounds."""
+        other = self._copy()
+        other.seed = rng.getrandbits(SEED_BITS)
+        if self.over:
+            return other
+        known, limits = self.public_knowledge()
+        pool = list(self.out)
+        need: dict[int, int] = {}
+        for s in range(self.n):
+            if s == seat:
+                continue
+            hidden = [c for c in self.hands[s] if c.kind != SWATTER and c.id not in known[s]]
+            need[s] = len(hidden)
+            pool.extend(hidden)
+            other.hands[s] = [c for c in self.hands[s] if c.kind == SWATTER or c.id in known[s]]
+        rng.shuffle(pool)
+        # Seats whose colours are limited draw first from the cards they may hold: the real deal proves
+        # there are enough, and the unlimited seats can take whatever remains.
+        for s in sorted(need, key=lambda s: limits[s] is None):
+            allowed = limits[s]
+            picked = [c for c in pool if allowed is None or c.colour in allowed][: need[s]]
+            for c in picked:
+                pool.remove(c)
+            other.hands[s] = sorted(other.hands[s] + picked, key=_sort_key)
+        other.out = sorted(pool, key=_sort_key)
+        # Other seats' sealed submissions are hidden too: redraw them among their new legal actions.
+        other.waiting = [s for s in range(self.n) if other.hands[s]]
+        other.pending = []
+        for s, own in self.pending:
+            if s != seat:
+                actions, cards, _ = other._legal_for(s)
+                choice = rng.choice(actions)
+                own = cards[choice["card"]] if choice["type"] == "play" else None
+            other.pending.append((s, own))
+            other.waiting.remove(s)
+        other._legal = {}
+        return other
+
+
+def _render_window(window: dict) -> dict:
+    top = window["top"]
+    return dict(
+        window,
+        top=card_json(CARDS[top]) if top else None,
+        priority=list(window["priority"]),
+        plays=[dict(p, card=card_json(CARDS[p["card"]]) if p["card"] else None) for p in window["plays"]],
+    )
+
+
+def _render_summary(summary: dict) -> dict:
+    final = summary.get("final_window")
+    return dict(
+        summary,
+        points=list(summary["points"]),
+        totals=list(summary["totals"]),
+        taken=[[card_json(CARDS[c]) for c in pile] for pile in summary["taken"]],
+        hands=[[card_json(CARDS[c]) for c in hand] for hand in summary["hands"]],
+        final_window=_render_window(final) if final else None,
+    )
+
+
+GAME = GameDescription(
+    id="bszzzz",
+    name="Bszzzz!",
+    engine_version="1",
+    variants={
+        "standard": Variant("standard", (3, 4, 5, 6), OPTIONS, doc="turn order; the turn seat must play"),
+        "total": Variant("total", (3, 4, 5, 6), OPTIONS,
+                         doc="Total Bszzzz!: no turn order, anyone plays any legal card; an empty window ends the round"),
+    },
+    state_class=BszzzzState,
+    seat_attributes=("colour",),
+)
+BszzzzState.description = GAME

@@ -1,0 +1,1 @@
+"""Tricky Twist (Taylor Reiner; published as Short Zoot Suit)."""

@@ -1,0 +1,181 @@
+"""Hosting one match: asking seats, applying the fault policy and time control, keeping the log.
+
+Transport-free: in-process play (``bots_sdk.local``) and the gRPC referee both drive a ``Match``,
+so a match gives the same results and the same action log on both paths (only timings differ).
+
+The loop a host runs::
+
+    while not match.finished:
+        seats = match.pending()                     # bots to ask now (autopilots play themselves)
+        replies = [(seat, ask(match.request(seat))) for seat in seats]
+        match.submit(replies)                       # in arrival order
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .faults import Fault, FaultPolicy
+from .games import GameDescription, GameState, MatchConfig
+from .games.seeding import derive_seed, stream
+from .timecontrol import SeatClock, TimeControl
+
+Action = dict[str, Any]
+
+
+class StrictFaultError(Exception):
+    """Raised instead of applying the fault policy when a match is run with ``strict=True``."""
+
+    def __init__(self, fault: Fault, message: str) -> None:
+        super().__init__(message)
+        self.fault = fault
+
+
+@dataclass
+class Reply:
+    """A bot's answer: an action (its JSON form, or its index in the legal list) or an error."""
+
+    action: Action | int | None = None
+    think_time: float = 0.0
+    error: str | None = None  # "timeout", "crash: ...", "disconnected"
+    log_lines: list[str] = field(default_factory=list)
+
+
+@dataclass
+class DecisionRequest:
+    """What a seat is sent for one decision; ``observe``/``label`` are built on demand."""
+
+    decision_id: int
+    seat: int
+    legal_actions: list[Action]
+    deadline: float  # seconds this decision may take in all
+    bank: float  # seconds left in the seat's bank
+    observe: Callable[[], dict[str, Any]]
+    label: Callable[[Action], str]
+
+
+def bot_seed(seed: int, seat: int) -> int:
+    """A seat's own bot seed: derived from the match seed, revealing nothing about the cards."""
+    return derive_seed(seed, "bot", seat)
+
+
+class Match:
+    def __init__(
+        self,
+        game: GameDescription,
+        config: MatchConfig,
+        seed: int,
+        time_control: TimeControl | None = None,
+        *,
+        strict: bool = False,
+        bot_names: list[str] | None = None,
+    ) -> None:
+        self.game = game
+        self.config = config
+        self.seed = seed
+        self.time_control = time_control or TimeControl()
+        self.strict = strict
+        self.bot_names = bot_names or [f"seat {s}" for s in range(config.players)]
+        self.state: GameState = game.new_state(config, seed)
+        self.policy = FaultPolicy(config.players)
+        self.clocks = [SeatClock(self.time_control) for _ in range(config.players)]
+        self.autopilots = [stream(seed, "autopilot", s) for s in range(config.players)]
+        self.log: list[dict[str, Any]] = []
+        self.faults: list[Fault] = []
+        self.bot_logs: list[dict[str, Any]] = []
+        self.decisions = 0
+        self.asked: dict[int, int] = {}  # seat -> id of the decision it was last asked
+        self.play_autopilots()
+
+    # ------------------------------------------------------------------ the loop
+    @property
+    def finished(self) -> bool:
+        return self.state.is_terminal()
+
+    def pending(self) -> list[int]:
+        """Seats whose bots must be asked now."""
+        return [s for s in self.state.to_move() if not self.policy.forfeited[s]]
+
+    def request(self, seat: int) -> DecisionRequest:
+        self.decisions += 1
+        self.asked[seat] = self.decisions
+        state = self.state
+        return DecisionRequest(
+            decision_id=self.decisions,
+            seat=seat,
+            legal_actions=[dict(a) for a in state.legal_actions(seat)],
+            deadline=self.clocks[seat].deadline(),
+            bank=self.clocks[seat].bank,
+            observe=lambda: state.observation(seat),
+            label=lambda action: state.action_label(seat, action),
+        )
+
+    def submit(self, replies: list[tuple[int, Reply]]) -> list[Fault]:
+        """Apply the replies of the seats asked, in arrival order; faults get the default action."""
+        faults = []
+        if not self.state.arrival_order_matters():
+            replies = sorted(replies, key=lambda item: item[0])
+        for seat, reply in replies:
+            decision = self.asked.pop(seat, self.decisions)
+            for line in reply.log_lines:
+                self.bot_logs.append({"seat": seat, "decision": decision, "step": len(self.log), "line": line})
+            action, fault = self.resolve(seat, reply, decision)
+            entry = {"seat": seat, "decision": decision, "action": action,
+                     "think_ms": round(reply.think_time * 1000, 3)}
+            if fault is None:
+                entry["source"] = "bot"
+            else:
+                entry.update(source="default", fault=fault.reason)
+                faults.append(fault)
+            self.state.apply(seat, action)
+            self.log.append(entry)
+        self.play_autopilots()
+        return faults
+
+    def resolve(self, seat: int, reply: Reply, decision: int) -> tuple[Action, Fault | None]:
+        """The action to apply for a reply, and the fault when there was one."""
+        legal = self.state.legal_actions(seat)
+        reason = reply.error
+        returned = repr(reply.action)
+        if reason is None and not self.clocks[seat].charge(reply.think_time):
+            reason = f"timeout ({reply.think_time:.3f} s, over the move limit and bank)"
+        if reason is None:
+            action = reply.action
+            if isinstance(action, int) and not isinstance(action, bool):
+                if 0 <= action < len(legal):
+                    return legal[action], None
+                reason = f"illegal: index {action} outside 0..{len(legal) - 1}"
+            elif isinstance(action, dict) and action in legal:
+                return next(a for a in legal if a == action), None
+            else:
+                reason = "illegal: not one of the legal actions"
+        forfeited = self.policy.strike(seat)
+        fault = Fault(seat, decision, reason, returned[:300], forfeited)
+        if self.strict:
+            raise StrictFaultError(fault, fault.message(self.bot_names[seat]))
+        self.faults.append(fault)
+        return self.state.default_action(seat), fault
+
+    def play_autopilots(self) -> None:
+        """Forfeited seats play uniformly at random from their own stream, without being asked."""
+        state = self.state
+        while not state.is_terminal():
+            seats = [s for s in state.to_move() if self.policy.forfeited[s]]
+            if not seats:
+                return
+            for seat in seats:
+                action = autopilot_choice(self.autopilots[seat], state.legal_actions(seat))
+                state.apply(seat, action)
+                self.log.append({"seat": seat, "action": action, "think_ms": 0.0, "source": "autopilot"})
+
+    def result(self) -> dict[str, Any]:
+        result = dict(self.state.result())
+        result["statuses"] = self.policy.statuses()
+        result["strikes"] = list(self.policy.strikes)
+        return result
+
+
+def autopilot_choice(rng: random.Random, legal: list[Action]) -> Action:
+    return legal[rng.randrange(len(legal))]

@@ -1,0 +1,265 @@
+"""Replays: compact, safe to publish once a match is over, and checkable by re-simulation.
+
+A replay (JSON, stored gzipped) holds:
+
+- ``header``: format version, engine version, game, variant, resolved options, seats (bot name and
+  version, seat attributes such as a colour), time control, and the seed (a replay exists only once
+  the match is over, so the seed is no longer secret);
+- ``log``: per applied action ``{"seat", "action", "think_ms", "source", ["decision"], ["fault"]}``,
+  ``source`` being ``bot``, ``default`` (the fault policy played the default action; ``fault`` says
+  why) or ``autopilot`` (the seat was forfeited); the order is the arrival order;
+- ``public`` and ``views`` (one list per seat): the spectator's view and each seat's observation
+  after every step (frame 0 is the start, frame i follows log entry i-1), each frame a keyframe
+  ``{"k": view}`` every ``KEYFRAME_EVERY`` steps, else a delta ``{"d": delta}`` from the frame before;
+- ``bot_logs``: the bots' log lines, with the seat, decision and step they were written at;
+- ``result``: the game's result plus the seats' statuses and strikes.
+
+Views are re-derived from the seed and the log by the engine, so ``check_replay`` can prove every
+recorded view, action and the result.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .faults import FaultPolicy
+from .games import GameState, get_game
+from .games.seeding import stream
+from .match import Match, autopilot_choice
+
+FORMAT = "parlour-replay"
+FORMAT_VERSION = 1
+KEYFRAME_EVERY = 25
+
+
+# ---------------------------------------------------------------------- deltas
+def diff(old: Any, new: Any) -> dict | None:
+    """A delta that turns ``old`` into ``new`` (None when equal): ``{"v": value}`` replaces,
+    ``{"o": {key: delta}, "x": [deleted keys]}`` patches an object, ``{"l": {index: delta}}`` a
+    list of the same length."""
+    if old == new and type(old) is type(new):
+        return None
+    if isinstance(old, dict) and isinstance(new, dict):
+        changes = {}
+        for key, value in new.items():
+            if key not in old:
+                changes[key] = {"v": value}
+            else:
+                sub = diff(old[key], value)
+                if sub is not None:
+                    changes[key] = sub
+        delta: dict[str, Any] = {"o": changes}
+        removed = [key for key in old if key not in new]
+        if removed:
+            delta["x"] = removed
+        return delta
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        changes = {}
+        for index, (a, b) in enumerate(zip(old, new)):
+            sub = diff(a, b)
+            if sub is not None:
+                changes[str(index)] = sub
+        return {"l": changes}
+    return {"v": new}
+
+
+def patch(old: Any, delta: dict) -> Any:
+    """Apply a delta made by :func:`diff` (``old`` is not modified)."""
+    if "v" in delta:
+        return delta["v"]
+    if "o" in delta:
+        new = {key: value for key, value in old.items() if key not in delta.get("x", ())}
+        for key, sub in delta["o"].items():
+            new[key] = patch(old.get(key), sub)
+        return new
+    if "l" in delta:
+        new = list(old)
+        for index, sub in delta["l"].items():
+            new[int(index)] = patch(old[int(index)], sub)
+        return new
+    raise ValueError(f"not a replay delta: {delta!r}")
+
+
+def encode_frames(views: list[Any]) -> list[dict]:
+    frames = []
+    for i, view in enumerate(views):
+        if i % KEYFRAME_EVERY == 0:
+            frames.append({"k": view})
+        else:
+            frames.append({"d": diff(views[i - 1], view) or {"o": {}}})
+    return frames
+
+
+def decode_frames(frames: list[dict]) -> list[Any]:
+    views: list[Any] = []
+    for frame in frames:
+        views.append(frame["k"] if "k" in frame else patch(views[-1], frame["d"]))
+    return views
+
+
+# ---------------------------------------------------------------------- re-simulation
+class ReplayError(Exception):
+    pass
+
+
+@dataclass
+class Step:
+    """One log entry with the state it was applied to (before) and its label."""
+
+    index: int
+    entry: dict[str, Any]
+    label: str
+    state: GameState
+
+
+def simulate(header: dict[str, Any], log: list[dict[str, Any]]) -> Iterator[Step | GameState]:
+    """Re-play a log from the header's seed, checking each entry against the fault policy.
+
+    Yields the initial state, then a ``Step`` per entry (its state is the one *after* applying).
+    The state object is the same one throughout, advanced in place.
+    """
+    game = get_game(header["game"])
+    if header.get("engine_version") != game.engine_version:
+        raise ReplayError(
+            f"replay made by {header['game']} engine {header.get('engine_version')}, "
+            f"this is {game.engine_version}"
+        )
+    config = game.configure(header["players"], header["variant"], header["options"],
+                            [s.get("attributes", {}) for s in header["seats"]])
+    seed = int(header["seed"])
+    state = game.new_state(config, seed)
+    policy = FaultPolicy(config.players)
+    autopilots = [stream(seed, "autopilot", s) for s in range(config.players)]
+    yield state
+    for index, entry in enumerate(log):
+        seat, action, source = entry["seat"], entry["action"], entry.get("source")
+        where = f"log entry {index} (seat {seat})"
+        if seat not in state.to_move():
+            raise ReplayError(f"{where}: seat {seat} was not to move")
+        legal = state.legal_actions(seat)
+        if source == "bot":
+            if policy.forfeited[seat]:
+                raise ReplayError(f"{where}: a forfeited seat's bot cannot play")
+            if action not in legal:
+                raise ReplayError(f"{where}: {action!r} is not legal")
+        elif source == "default":
+            if not entry.get("fault"):
+                raise ReplayError(f"{where}: a default action without a fault")
+            if action != state.default_action(seat):
+                raise ReplayError(f"{where}: not the default action")
+            policy.strike(seat)
+        elif source == "autopilot":
+            if not policy.forfeited[seat]:
+                raise ReplayError(f"{where}: autopilot for a seat that was not forfeited")
+            if action != autopilot_choice(autopilots[seat], legal):
+                raise ReplayError(f"{where}: not the autopilot's choice")
+        else:
+            raise ReplayError(f"{where}: unknown source {source!r}")
+        label = state.action_label(seat, action)
+        state.apply(seat, action)
+        yield Step(index, entry, label, state)
+    if not state.is_terminal():
+        raise ReplayError("the log ends before the match does")
+    state.statuses = policy.statuses()  # type: ignore[attr-defined]
+    state.strikes = list(policy.strikes)  # type: ignore[attr-defined]
+
+
+def views_of(header: dict[str, Any], log: list[dict[str, Any]]) -> tuple[list, list[list], dict]:
+    """Every step's public view and per-seat observations, and the result, by re-simulation."""
+    public: list[Any] = []
+    seats: list[list[Any]] = [[] for _ in range(header["players"])]
+    state = None
+    for item in simulate(header, log):
+        state = item if isinstance(item, GameState) else item.state
+        public.append(state.public_view())
+        for seat in range(header["players"]):
+            seats[seat].append(state.observation(seat))
+    result = dict(state.result())
+    result["statuses"] = state.statuses
+    result["strikes"] = state.strikes
+    # JSON round trip so recorded and re-derived views compare alike (tuples, int keys)
+    return json.loads(json.dumps(public)), json.loads(json.dumps(seats)), json.loads(json.dumps(result))
+
+
+# ---------------------------------------------------------------------- build, store, check
+def seat_entries(names: list[str], config_seats: tuple[dict, ...], versions: list[str] | None = None) -> list[dict]:
+    return [
+        {"bot": name, "version": (versions or [""] * len(names))[i], "attributes": dict(config_seats[i])}
+        for i, name in enumerate(names)
+    ]
+
+
+def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, Any]:
+    """The replay of a finished match."""
+    if not match.finished:
+        raise ReplayError("a replay is published only once the match is over")
+    header = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "engine_version": match.game.engine_version,
+        "game": match.config.game,
+        "variant": match.config.variant,
+        "players": match.config.players,
+        "options": dict(match.config.options),
+        "seats": seat_entries(match.bot_names, match.config.seats, versions),
+        "time_control": match.time_control.to_json(),
+        "seed": match.seed,
+    }
+    log = json.loads(json.dumps(match.log))
+    public, seats, result = views_of(header, log)
+    expected = json.loads(json.dumps(match.result()))
+    if result != expected:
+        raise ReplayError("re-simulating the match did not give its result")
+    return {
+        "header": header,
+        "log": log,
+        "public": encode_frames(public),
+        "views": [encode_frames(v) for v in seats],
+        "bot_logs": list(match.bot_logs),
+        "result": result,
+    }
+
+
+def write_replay(path: str | Path, replay: dict[str, Any]) -> None:
+    data = json.dumps(replay, separators=(",", ":")).encode()
+    Path(path).write_bytes(gzip.compress(data, mtime=0))
+
+
+def read_replay(path: str | Path) -> dict[str, Any]:
+    raw = Path(path).read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    replay = json.loads(raw)
+    if replay.get("header", {}).get("format") != FORMAT:
+        raise ReplayError(f"{path} is not a {FORMAT} file")
+    return replay
+
+
+def check_replay(replay: dict[str, Any]) -> list[str]:
+    """Problems found by re-simulating from the seed and the log (an empty list: the replay holds)."""
+    header, log = replay["header"], replay["log"]
+    try:
+        public, seats, result = views_of(header, log)
+    except Exception as exc:  # an edited log can break the re-simulation anywhere
+        return [f"re-simulation failed: {exc}"]
+    problems = []
+    recorded_public = decode_frames(replay["public"])
+    if recorded_public != public:
+        problems.append(f"public views differ from step {first_difference(recorded_public, public)}")
+    for seat, frames in enumerate(replay["views"]):
+        recorded = decode_frames(frames)
+        if recorded != seats[seat]:
+            problems.append(f"seat {seat}'s views differ from step {first_difference(recorded, seats[seat])}")
+    if len(replay["views"]) != len(seats):
+        problems.append("wrong number of seats' views")
+    if replay["result"] != result:
+        problems.append(f"the result differs: recorded {replay['result']}, re-simulated {result}")
+    return problems
+
+
+def first_difference(a: list, b: list) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
