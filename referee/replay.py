@@ -40,7 +40,7 @@ KEYFRAME_EVERY = 25
 def diff(old: Any, new: Any) -> dict | None:
     """A delta that turns ``old`` into ``new`` (None when equal): ``{"v": value}`` replaces,
     ``{"o": {key: delta}, "x": [deleted keys]}`` patches an object, ``{"l": {index: delta}}`` a
-    list of the same length."""
+    list of the same length, ``{"a": [items]}`` appends to a list (logs of play only grow)."""
     if old == new and type(old) is type(new):
         return None
     if isinstance(old, dict) and isinstance(new, dict):
@@ -57,6 +57,8 @@ def diff(old: Any, new: Any) -> dict | None:
         if removed:
             delta["x"] = removed
         return delta
+    if isinstance(old, list) and isinstance(new, list) and len(new) > len(old) and new[: len(old)] == old:
+        return {"a": new[len(old):]}
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         changes = {}
         for index, (a, b) in enumerate(zip(old, new)):
@@ -76,6 +78,8 @@ def patch(old: Any, delta: dict) -> Any:
         for key, sub in delta["o"].items():
             new[key] = patch(old.get(key), sub)
         return new
+    if "a" in delta:
+        return list(old) + list(delta["a"])
     if "l" in delta:
         new = list(old)
         for index, sub in delta["l"].items():

@@ -24,6 +24,13 @@ def stream(seed: int, *labels: object) -> random.Random:
     return random.Random(derive_seed(seed, *labels))
 
 
+def shuffled(items: list, rng: random.Random) -> list:
+    """A shuffled copy of ``items``: sorted by random keys, which the C sort does several times
+    faster than ``Random.shuffle``'s Python loop."""
+    keys = [rng.random() for _ in items]
+    return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__)]
+
+
 def draw_seed(rng: random.Random | None = None) -> int:
     """A new match seed (from ``rng`` when given, else from the OS)."""
     if rng is None:

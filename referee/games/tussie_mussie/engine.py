@@ -43,7 +43,7 @@ from ..interface import (
     Variant,
 )
 from ..ranking import competition_ranks, ranks_with_tiebreak
-from ..seeding import draw_seed, stream
+from ..seeding import draw_seed, shuffled, stream
 from .data import ALPHABETICAL_RANK, COLOURS, PRE_PRESENTATION, TILE_IDS, TILES, TURN_CARDS
 from .scoring import score_arrangement
 
@@ -73,6 +73,7 @@ def tile_json(tile_id: str) -> dict[str, Any]:
 
 
 HIDDEN = {"hidden": True}
+TAKE_ACTIONS = [{"type": "take", "side": "face_up"}, {"type": "take", "side": "face_down"}]
 
 
 class TussieMussieState(GameState):
@@ -124,8 +125,7 @@ class TussieMussieState(GameState):
         deal = stream(self.seed, "deal", round_index)
         carried = [c for c in self.hands[1]] if self.solo and round_index else []
         in_play = {c[0] for c in carried}
-        self.stack = [t for t in TILE_IDS if t not in in_play]
-        deal.shuffle(self.stack)
+        self.stack = shuffled([t for t in TILE_IDS if t not in in_play], deal)
         self.hands = [[] for _ in range(self.hand_count)]
         self.revealed = False
         self.out = []
@@ -139,8 +139,7 @@ class TussieMussieState(GameState):
             self.hands[1] = carried
             if round_index == 0 and self.config.options["apprentice_head_start"]:
                 self.hands[1].append([self.stack.pop(), "bouquet", ALL_SEEN])
-            self.turns = sorted(TURN_CARDS)
-            deal.shuffle(self.turns)
+            self.turns = shuffled(sorted(TURN_CARDS), deal)
             self.phase = "distribute"
             self.next_solo_turn()
         else:
@@ -315,14 +314,14 @@ class TussieMussieState(GameState):
         """Score every arrangement, then set up the next round or end the match."""
         points, breakdowns = [], []
         for hand in range(self.hand_count):
-            total, breakdown = score_arrangement(
+            total, per_column = score_arrangement(
                 self.arrangement(hand),
                 self.orchid[hand],
                 apprentice=self.solo and hand == 1,
                 honeysuckle=self.honeysuckle,
             )
             points.append(total)
-            breakdowns.append(breakdown)
+            breakdowns.append(per_column)
         self.points.append(points)
         self.history.append(
             {
@@ -334,7 +333,7 @@ class TussieMussieState(GameState):
                 ],
                 "orchid": list(self.orchid),
                 "points": points,
-                "breakdown": breakdowns,
+                "column_points": breakdowns,
             }
         )
         if self.round + 1 < ROUNDS:
@@ -375,7 +374,7 @@ class TussieMussieState(GameState):
         if self.phase == "offer":
             return [{"type": "offer", "face_up": t} for t in self.offer["tiles"]]
         if self.phase == "take":
-            return [{"type": "take", "side": "face_up"}, {"type": "take", "side": "face_down"}]
+            return TAKE_ACTIONS
         if self.phase == "distribute":
             card = TURN_CARDS[self.turn_card]
             return [

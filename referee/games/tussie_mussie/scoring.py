@@ -7,6 +7,9 @@ from .data import PRE_PRESENTATION, TILES
 
 Column = tuple[str, str] | None  # (tile id, row) or an emptied column (marigold_gap=keep)
 
+HEARTS = {t.id: t.hearts for t in TILES.values()}
+COLOUR = {t.id: t.colour for t in TILES.values()}
+
 
 def score_arrangement(
     columns: Sequence[Column],
@@ -14,60 +17,54 @@ def score_arrangement(
     *,
     apprentice: bool = False,
     honeysuckle: str = "any_row",
-) -> tuple[int, list[dict]]:
-    """Points of one arrangement and the breakdown per tile, left to right.
+) -> tuple[int, list[int]]:
+    """Points of one arrangement, and each column's points (hearts + effect), left to right.
 
-    ``columns`` are left to right; ``None`` is a kept gap that breaks adjacency.
+    ``columns`` are left to right; ``None`` is a kept gap that breaks adjacency (it scores 0).
     """
-    tiles = [c for c in columns if c is not None]
-    ids = [t for t, _ in tiles]
+    ids = [c[0] for c in columns if c is not None]
+    hearts = [HEARTS[t] for t in ids]
+    total_hearts = sum(hearts)
+    bouquet = sum(1 for c in columns if c is not None and c[1] == "bouquet")
+    colours = [orchid_colour if t == "orchid" else COLOUR[t] for t in ids]
+    last = len(columns) - 1
 
-    def colour(tile_id: str) -> str:
-        return orchid_colour if tile_id == "orchid" else TILES[tile_id].colour
+    def adjacent(index: int) -> list[tuple[str, str]]:
+        return [columns[j] for j in (index - 1, index + 1) if 0 <= j <= last and columns[j] is not None]
 
-    hearts = {t: TILES[t].hearts for t in ids}
-    bouquet = [t for t, row in tiles if row == "bouquet"]
-    keepsakes = [t for t, row in tiles if row == "keepsakes"]
-    colours = [colour(t) for t in ids]
-
-    def neighbours(index: int) -> list[Column]:
-        return [columns[j] for j in (index - 1, index + 1) if 0 <= j < len(columns)]
-
-    breakdown = []
-    total = 0
+    points = []
     for index, column in enumerate(columns):
         if column is None:
+            points.append(0)
             continue
         tile, row = column
         effect = 0
         if apprentice and tile in PRE_PRESENTATION:
             effect = 2
         elif tile == "red_rose":
-            effect = sum(hearts.values())
+            effect = total_hearts
         elif tile == "red_tulip":
             effect = colours.count("red")
         elif tile == "amaryllis":
-            effect = len(bouquet)
+            effect = bouquet
         elif tile == "gardenia":
-            effect = len(keepsakes)
+            effect = len(ids) - bouquet
         elif tile == "daisy":
-            effect = sum(1 for t in ids if t != tile and hearts[t] == 0)
+            effect = hearts.count(0) - 1  # every heartless tile but itself
         elif tile == "peony":
-            effect = 2 if len(bouquet) == 2 else 0
+            effect = 2 if bouquet == 2 else 0
         elif tile == "pink_rose":
             effect = colours.count("pink")
         elif tile == "forget_me_not":
-            effect = sum(hearts[n[0]] for n in neighbours(index) if n is not None)
+            effect = sum(HEARTS[n[0]] for n in adjacent(index))
         elif tile == "violet":
             effect = colours.count("purple")
         elif tile == "hyacinth":
-            effect = 3 if not any(hearts.values()) else 0
+            effect = 3 if total_hearts == 0 else 0
         elif tile == "honeysuckle":
             if honeysuckle == "any_row" or row == "bouquet":
-                effect = sum(1 for n in neighbours(index) if n is not None and n[1] == "bouquet")
+                effect = sum(1 for n in adjacent(index) if n[1] == "bouquet")
         elif tile == "carnation":
             effect = len(set(colours))
-        points = hearts[tile] + effect
-        total += points
-        breakdown.append({"tile": tile, "hearts": hearts[tile], "effect": effect})
-    return total, breakdown
+        points.append(HEARTS[tile] + effect)
+    return sum(points), points

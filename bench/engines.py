@@ -1,0 +1,114 @@
+"""Engine speed: random-playout microseconds per decision, per game and player count, beside a
+reference measured in the same run (a minimal pure-Python 4-player trick-taking game).
+
+    python bench/engines.py [--seconds S] [--json]
+
+Ratios, not absolutes, are the figures to compare: the machines are shared and noisy.
+Target: each engine's µs per decision ≤ 5× the reference's µs per card.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from referee.games import GAMES  # noqa: E402
+
+TARGET_RATIO = 5.0
+
+
+def reference_hearts_game(rng: random.Random) -> int:
+    """One Hearts-like deal: cards as ints in lists, follow suit, a random legal card. Returns
+    the number of cards played (52)."""
+    deck = list(range(52))
+    rng.shuffle(deck)
+    hands = [deck[i::4] for i in range(4)]
+    leader = 0
+    points = [0, 0, 0, 0]
+    played = 0
+    for _ in range(13):
+        trick = []
+        suit = -1
+        for offset in range(4):
+            seat = (leader + offset) % 4
+            hand = hands[seat]
+            legal = [c for c in hand if c // 13 == suit] if suit >= 0 else hand
+            if not legal:
+                legal = hand
+            card = legal[rng.randrange(len(legal))]
+            hand.remove(card)
+            if suit < 0:
+                suit = card // 13
+            trick.append((card, seat))
+            played += 1
+        winner = max((c, s) for c, s in trick if c // 13 == suit)[1]
+        points[winner] += sum(1 for c, _ in trick if c // 13 == 3)
+        leader = winner
+    return played
+
+
+def time_reference(seconds: float) -> float:
+    """µs per card."""
+    rng = random.Random(1)
+    cards = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        cards += reference_hearts_game(rng)
+    return (time.perf_counter() - start) / cards * 1e6
+
+
+def time_engine(game_id: str, variant: str, players: int, seconds: float) -> tuple[float, int]:
+    """µs per decision of random playouts (legal actions listed, one chosen, applied), and the
+    number of decisions timed."""
+    game = GAMES[game_id]
+    config = game.configure(players, variant)
+    rng = random.Random(2)
+    decisions = 0
+    seed = 0
+    elapsed = 0.0
+    while elapsed < seconds:
+        seed += 1
+        start = time.perf_counter()
+        state = game.new_state(config, seed)
+        while not state.is_terminal():
+            for seat in state.to_move():
+                legal = state.legal_actions(seat)
+                state.apply(seat, legal[rng.randrange(len(legal))])
+                decisions += 1
+        elapsed += time.perf_counter() - start
+    return elapsed / decisions * 1e6, decisions
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per row")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    reference = time_reference(args.seconds)
+    rows = []
+    for game_id, game in sorted(GAMES.items()):
+        for variant in game.variants.values():
+            for players in variant.player_counts:
+                us, count = time_engine(game_id, variant.name, players, args.seconds)
+                rows.append({"game": game_id, "variant": variant.name, "players": players,
+                             "us_per_decision": round(us, 2), "decisions": count,
+                             "ratio_to_reference": round(us / reference, 2)})
+    if args.json:
+        print(json.dumps({"reference_us_per_card": round(reference, 3), "target_ratio": TARGET_RATIO,
+                          "rows": rows}))
+        return
+    print(f"reference (pure-Python 4-player trick-taking): {reference:.2f} µs per card")
+    print(f"{'game':<14} {'variant':<10} {'players':>7} {'µs/decision':>12} {'ratio':>7}  target ≤ {TARGET_RATIO}×")
+    for r in rows:
+        flag = "" if r["ratio_to_reference"] <= TARGET_RATIO else "  over target"
+        print(f"{r['game']:<14} {r['variant']:<10} {r['players']:>7} {r['us_per_decision']:>12.2f} "
+              f"{r['ratio_to_reference']:>6.2f}×{flag}")
+
+
+if __name__ == "__main__":
+    main()

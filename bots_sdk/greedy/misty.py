@@ -1,0 +1,181 @@
+"""Greedy house bot for Misty.
+
+Draft: place the card (and cell) that gives the best window once activated, where the cells still
+empty are imagined filled with still cards worth 1 (they will hold something, so an arrow pointing
+into the window will hit a card), trying every 3x4 / 4x3 box the window may still become.
+Activation: search the orders of its arrow cards for the best points (meals never change points).
+
+It decides from ``decision.observation`` and ``decision.legal_actions`` only; it simulates windows
+by card kind with the card data of the engine package.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from referee.games.misty.data import MOVES
+
+from ..bot import Bot
+from ..decision import Decision
+
+FILLER = "x"  # an imagined card worth 1 that never moves
+DONE = "done"  # an arrow card that has moved, or a monster that has eaten: worth 1, inert
+POINTS = {"flower": 2}  # every other single card is worth 1
+
+Cell = tuple[int, int]
+Grid = dict[Cell, list[str]]  # cell -> card kinds, bottom to top
+
+
+def grid_points(grid: Grid, rows: int, cols: int, overlapping: bool) -> int:
+    """Round points of a kind grid whose arrows have all moved, meals deducted (-2 each)."""
+    total = 0
+    monsters = flowers = 0
+    for stack in grid.values():
+        if len(stack) == 1:
+            kind = stack[0]
+            total += POINTS.get(kind, 1)
+            if kind == "flower":
+                flowers += 1
+            elif kind == "monster":
+                monsters += 1
+        elif stack[-1] == "monster":
+            monsters += 1
+    for r in range(rows):
+        run = 0
+        for c in range(cols + 1):
+            stack = grid.get((r, c))
+            if stack is not None and len(stack) == 1 and stack[0] == "smile":
+                run += 1
+                continue
+            if run:
+                total += run - 1 if overlapping else run // 2
+            run = 0
+    return total - 2 * min(monsters, flowers)
+
+
+def movable(grid: Grid) -> list[Cell]:
+    return sorted(cell for cell, stack in grid.items() if stack[-1] in MOVES)
+
+
+def move(grid: Grid, cell: Cell, rows: int, cols: int) -> Grid:
+    """A copy of the grid where the top card of ``cell`` has moved."""
+    out = {k: list(v) for k, v in grid.items()}
+    stack = out[cell]
+    kind = stack.pop()
+    if not stack:
+        del out[cell]
+    dr, dc = MOVES[kind]
+    r, c = cell[0] + dr, cell[1] + dc
+    if 0 <= r < rows and 0 <= c < cols:
+        out.setdefault((r, c), []).append(DONE)
+    return out
+
+
+def best_order(grid: Grid, rows: int, cols: int, overlapping: bool, budget: int = 4000) -> tuple[int, list[Cell]]:
+    """Exhaustive search (memoised) over the order of the arrow cards; greedy once over budget."""
+    memo: dict[tuple, tuple[int, list[Cell]]] = {}
+    left = [budget]
+
+    def search(g: Grid) -> tuple[int, list[Cell]]:
+        key = tuple(sorted((cell, tuple(s)) for cell, s in g.items()))
+        if key in memo:
+            return memo[key]
+        cells = movable(g)
+        if not cells:
+            result = (grid_points(g, rows, cols, overlapping), [])
+        elif left[0] <= 0:
+            result = greedy_order(g, rows, cols, overlapping)
+        else:
+            left[0] -= 1
+            result = (-99, [])
+            for cell in cells:
+                points, order = search(move(g, cell, rows, cols))
+                if points > result[0]:
+                    result = (points, [cell] + order)
+        memo[key] = result
+        return result
+
+    return search(grid)
+
+
+def greedy_order(grid: Grid, rows: int, cols: int, overlapping: bool) -> tuple[int, list[Cell]]:
+    """Move, one at a time, the arrow card whose move loses least (fast, for the draft)."""
+    order = []
+    while True:
+        cells = movable(grid)
+        if not cells:
+            return grid_points(grid, rows, cols, overlapping), order
+        best = None
+        for cell in cells:
+            after = move(grid, cell, rows, cols)
+            points = grid_points(after, rows, cols, overlapping)
+            if best is None or points > best[0]:
+                best = (points, cell, after)
+        order.append(best[1])
+        grid = best[2]
+
+
+class GreedyBot(Bot):
+    name = "greedy"
+
+    def decide(self, decision: Decision) -> dict[str, Any]:
+        legal = decision.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        kind = legal[0]["type"]
+        obs = decision.observation
+        overlapping = decision.options.get("smile_pairs") == "overlapping"
+        window = obs["windows"][decision.seat]
+        if kind == "place":
+            return self.place(legal, window, obs["boxes"], overlapping)
+        if kind == "activate":
+            grid = self.grid(window)
+            _, order = best_order(grid, window["rows"], window["cols"], overlapping)
+            if order:
+                target = {"type": "activate", "row": order[0][0], "col": order[0][1]}
+                if target in legal:
+                    return target
+        return legal[0]  # meals: every choice scores the same
+
+    @staticmethod
+    def grid(window: dict[str, Any]) -> Grid:
+        """The window by kinds; moved arrows and fed monsters are inert."""
+        inert = set(window["moved"]) | set(window["fed"])
+        return {(c["row"], c["col"]): [DONE if card["id"] in inert else card["kind"] for card in c["cards"]]
+                for c in window["cells"]}
+
+    def place(self, legal: list[dict[str, Any]], window: dict[str, Any], boxes: list, overlapping: bool) -> dict[str, Any]:
+        grid = self.grid(window)
+        shapes = {tuple(b) for b in boxes} | {(b[1], b[0]) for b in boxes}
+        best, best_value = [], float("-inf")
+        for action in legal:
+            cell = (action["row"], action["col"])
+            trial = dict(grid)
+            trial[cell] = [action["kind"]]
+            value = self.value(trial, shapes, overlapping)
+            if value > best_value:
+                best, best_value = [action], value
+            elif value == best_value:
+                best.append(action)
+        return self.rng.choice(best)
+
+    @staticmethod
+    def value(grid: Grid, shapes: set, overlapping: bool) -> float:
+        """The best activated points over the boxes the window may still fill, empty cells as fillers."""
+        r0 = min(r for r, _ in grid)
+        r1 = max(r for r, _ in grid)
+        c0 = min(c for _, c in grid)
+        c1 = max(c for _, c in grid)
+        best = float("-inf")
+        for rows, cols in shapes:
+            if r1 - r0 >= rows or c1 - c0 >= cols:
+                continue
+            for top in range(r1 - rows + 1, r0 + 1):
+                for left in range(c1 - cols + 1, c0 + 1):
+                    filled = {}
+                    for r in range(rows):
+                        for c in range(cols):
+                            stack = grid.get((top + r, left + c))
+                            filled[(r, c)] = stack if stack is not None else [FILLER]
+                    points, _ = greedy_order(filled, rows, cols, overlapping)
+                    best = max(best, points)
+        return best

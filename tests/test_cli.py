@@ -1,0 +1,111 @@
+"""``python -m bots_sdk play`` as a user runs it: tables, JSON, bad input, faults, strict mode."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bots_sdk.cli import main
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bots_sdk", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+
+
+def test_json_output_shape(capsys) -> None:
+    assert main(["play", "tussie-mussie", "greedy", "random", "--games", "4", "--seed", "10", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["game"] == "tussie-mussie" and doc["variant"] == "standard"
+    assert doc["options"] == {"honeysuckle": "any_row", "marigold_gap": "close"}
+    assert [m["seed"] for m in doc["matches"]] == [10, 11, 12, 13]
+    # seats rotate so no entry always sits first
+    assert [m["seats"] for m in doc["matches"][:2]] == [["greedy", "random"], ["random", "greedy"]]
+    for m in doc["matches"]:
+        assert len(m["scores"]) == len(m["ranks"]) == 2
+
+
+def test_same_seed_same_matches(capsys) -> None:
+    outputs = []
+    for _ in range(2):
+        main(["play", "tussie-mussie", "greedy", "random", "random", "--games", "3", "--seed", "5", "--json"])
+        outputs.append(json.loads(capsys.readouterr().out)["matches"])
+    assert outputs[0] == outputs[1]
+
+
+def test_solo_plays_with_one_bot(capsys) -> None:
+    assert main(["play", "tussie-mussie", "greedy", "--variant", "solo", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "greedy" in out and "rank" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["chess", "random", "random"], "unknown game 'chess' (allowed: "),
+    (["tussie-mussie", "random"], "is played by 2, 3, 4 player(s), not 1"),
+    (["tussie-mussie", "random", "random", "--variant", "solo"], "is played by 1 player(s), not 2"),
+    (["tussie-mussie", "random", "random", "--variant", "trio"], "no variant 'trio' (allowed: standard, solo)"),
+    (["tussie-mussie", "random", "random", "--option", "colour=red"], "no option 'colour' (allowed: honeysuckle, marigold_gap)"),
+    (["tussie-mussie", "random", "random", "--option", "marigold_gap=open"], "'open' is not allowed (allowed: close, keep)"),
+    (["tussie-mussie", "random", "missing.py:Bot"], "bot file missing.py does not exist"),
+    (["tussie-mussie", "random", "clever"], "unknown bot 'clever' (allowed: random, greedy, path/to/file.py:ClassName)"),
+])
+def test_bad_input_one_line_exit_2(args, message, tmp_path) -> None:
+    done = run("play", *args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_bot_file_without_the_class(tmp_path: Path) -> None:
+    (tmp_path / "mine.py").write_text("from bots_sdk import Bot\nclass Real(Bot):\n    pass\n")
+    done = run("play", "tussie-mussie", "mine.py:Missing", "random", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "has no Bot subclass 'Missing' (allowed: Real)" in done.stderr
+
+
+FAULTY = '''
+from bots_sdk import Bot
+
+class Crashes(Bot):
+    def decide(self, decision):
+        raise RuntimeError("boom")
+
+class Garbage(Bot):
+    def decide(self, decision):
+        return {"type": "flowers please"}
+'''
+
+
+def test_faulty_bot_gets_warnings_strikes_and_autopilot(tmp_path: Path) -> None:
+    (tmp_path / "faulty.py").write_text(FAULTY)
+    done = run("play", "tussie-mussie", "faulty.py:Crashes", "random", "--seed", "1", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    warnings = done.stderr.strip().splitlines()
+    assert len(warnings) == 3, "three strikes, then the autopilot plays without faults"
+    assert "bot 'faulty.py:Crashes' (seat 0) faulted on decision 1: crash: RuntimeError: boom" in warnings[0]
+    assert "forfeited to the random autopilot" in warnings[2]
+    match = json.loads(done.stdout)["matches"][0]
+    assert match["statuses"] == ["forfeited", "ok"]
+
+
+def test_strict_stops_at_the_first_fault(tmp_path: Path) -> None:
+    (tmp_path / "faulty.py").write_text(FAULTY)
+    done = run("play", "tussie-mussie", "random", "faulty.py:Garbage", "--strict", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "error: bot 'faulty.py:Garbage' (seat 1) faulted on decision" in done.stderr
+    assert "illegal: not one of the legal actions; returned {'type': 'flowers please'}" in done.stderr
+
+
+def test_replay_written_checked_and_tampering_detected(tmp_path: Path) -> None:
+    import gzip
+
+    assert run("play", "tussie-mussie", "greedy", "random", "--seed", "8", "--replay", "m.gz", cwd=tmp_path).returncode == 0
+    assert run("replay", "check", "m.gz", cwd=tmp_path).returncode == 0
+    replay = json.loads(gzip.decompress((tmp_path / "m.gz").read_bytes()))
+    replay["result"]["scores"][0] += 1
+    (tmp_path / "edited.gz").write_bytes(gzip.compress(json.dumps(replay).encode()))
+    done = run("replay", "check", "edited.gz", cwd=tmp_path)
+    assert done.returncode == 1 and "the result differs" in done.stdout
