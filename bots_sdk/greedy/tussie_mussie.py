@@ -37,7 +37,7 @@ class GreedyBot(Bot):
 
 def own_columns(obs: dict, seat: int) -> list[tuple[str, str] | None]:
     hand = obs["arrangements"][seat]
-    return [None if c is None else (c["tile"]["id"], c["row"]) for c in hand]
+    return [None if c.get("gap") else (c["tile"]["id"], c["row"]) for c in hand]
 
 
 def value(columns: list, options: dict, orchid: str = "white") -> int:

@@ -73,6 +73,7 @@ def tile_json(tile_id: str) -> dict[str, Any]:
 
 
 HIDDEN = {"hidden": True}
+GAP = {"gap": True}  # a Marigold's emptied column under marigold_gap=keep
 TAKE_ACTIONS = [{"type": "take", "side": "face_up"}, {"type": "take", "side": "face_down"}]
 
 
@@ -328,7 +329,7 @@ class TussieMussieState(GameState):
                 "round": self.round,
                 "first_player": self.first,
                 "arrangements": [
-                    [None if c is None else {"tile": c[0], "row": c[1]} for c in self.hands[h]]
+                    [GAP if c is None else {"tile": c[0], "row": c[1]} for c in self.hands[h]]
                     for h in range(self.hand_count)
                 ],
                 "orchid": list(self.orchid),
@@ -455,7 +456,7 @@ class TussieMussieState(GameState):
 
     def arrangement_view(self, hand: int, viewer: int | None) -> list[dict | None]:
         return [
-            None if c is None else {
+            GAP if c is None else {
                 "row": c[1],
                 "tile": tile_json(c[0]) if self.knows(viewer, c[2]) else HIDDEN,
             }
@@ -541,7 +542,7 @@ class TussieMussieState(GameState):
 
         def earliest_flower(seat: int) -> int:
             # tie-break: the final-round flower whose English name comes first wins
-            names = [ALPHABETICAL_RANK[c["tile"]] for c in final[seat] if c is not None]
+            names = [ALPHABETICAL_RANK[c["tile"]] for c in final[seat] if "tile" in c]
             return -min(names) if names else -99
 
         ranks = ranks_with_tiebreak(scores, earliest_flower)
