@@ -2,13 +2,28 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+BASE := $(VENV)/.base
 STAMP := $(VENV)/.installed
+PROTOS := $(wildcard protos/parlour/v1/*.proto)
+GENERATED := parlour/v1/referee_pb2.py
 
-.PHONY: demo test bench soak clean
+.PHONY: demo test bench soak protos clean
 
-$(STAMP): pyproject.toml
+$(BASE):
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet 'grpcio-tools>=1.60'
+	touch $(BASE)
+
+# The Python code of the protobuf contract, generated from protos/ (never committed).
+$(GENERATED): $(BASE) $(PROTOS)
+	rm -rf parlour
+	$(PY) -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --pyi_out=. $(PROTOS)
+	touch parlour/__init__.py parlour/v1/__init__.py
+
+protos: $(GENERATED)
+
+$(STAMP): $(GENERATED) pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
@@ -26,4 +41,4 @@ soak: $(STAMP)
 	PARLOUR_SOAK=1 $(PY) -m pytest -n 2 --dist loadfile -m soak tests
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) parlour .pytest_cache build *.egg-info

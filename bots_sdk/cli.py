@@ -62,7 +62,21 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"seconds per decision (default {DEFAULT_MOVE_LIMIT})")
     play.add_argument("--time-bank", type=float, default=DEFAULT_BANK,
                       help=f"extra seconds per seat for the whole match (default {DEFAULT_BANK})")
+    play.add_argument("--via-referee", action="store_true",
+                      help="play through a referee process on a free port, each bot in its own process")
     play.set_defaults(run=run_play)
+
+    connect = commands.add_parser("connect", help="play one seat of a match on a referee")
+    connect.add_argument("bot", help="random, greedy, or path/to/file.py:ClassName")
+    connect.add_argument("--referee", required=True, help="HOST:PORT or unix:PATH")
+    connect.add_argument("--seat-token", required=True)
+    connect.set_defaults(run=run_connect)
+
+    remote = commands.add_parser("serve-remote", help="keep a bot available to a referee")
+    remote.add_argument("bot", help="random, greedy, or path/to/file.py:ClassName")
+    remote.add_argument("--referee", required=True, help="HOST:PORT or unix:PATH")
+    remote.add_argument("--api-token", required=True)
+    remote.set_defaults(run=run_serve_remote)
 
     replay = commands.add_parser("replay", help="check or show a replay file")
     replay_commands = replay.add_subparsers(dest="replay_command", required=True)
@@ -132,27 +146,51 @@ def run_play(args: argparse.Namespace) -> int:
     def warn(fault: Fault, message: str) -> None:
         print(f"warning: {message}", file=sys.stderr)
 
-    with progress(args.games, quiet=args.json) as advance:
-        for i in range(args.games):
-            order = [(s + i) % n for s in range(n)]  # rotate seats so no entry keeps seat 0
-            bots = [specs[k].make() for k in order]
-            outcome = play_match(
-                game, bots, variant=config.variant, options=config.options, seed=first_seed + i,
-                time_control=time_control, strict=args.strict,
-                bot_names=[names[k] for k in order], on_fault=warn,
-            )
-            if args.replay:
-                write_replay(replay_path(args.replay, i, args.games), build_replay(outcome.match))
-            matches.append({
-                "seed": outcome.seed,
-                "seats": [names[k] for k in order],
-                "scores": outcome.result["scores"],
-                "ranks": outcome.result["ranks"],
-                "statuses": outcome.result["statuses"],
-            })
-            if not args.json:
-                print_match(matches[-1])
-            advance()
+    if args.via_referee and args.strict:
+        raise UsageError("--strict applies to in-process play only")
+    referee = None
+    if args.via_referee:
+        from .via_referee import LocalReferee
+
+        referee = LocalReferee()
+    try:
+        with progress(args.games, quiet=args.json) as advance:
+            for i in range(args.games):
+                order = [(s + i) % n for s in range(n)]  # rotate seats so no entry keeps seat 0
+                seat_names = [names[k] for k in order]
+                if referee is not None:
+                    from .via_referee import play_via_referee
+
+                    replay = play_via_referee(referee, game.id, config.variant, config.options, first_seed + i,
+                                              time_control, [args.bots[k] for k in order], seat_names)
+                    for entry in replay["log"]:
+                        if entry.get("fault"):
+                            print(f"warning: bot {seat_names[entry['seat']]!r} (seat {entry['seat']}) faulted "
+                                  f"on decision {entry.get('decision')}: {entry['fault']}", file=sys.stderr)
+                    result = replay["result"]
+                else:
+                    outcome = play_match(
+                        game, [specs[k].make() for k in order], variant=config.variant,
+                        options=config.options, seed=first_seed + i, time_control=time_control,
+                        strict=args.strict, bot_names=seat_names, on_fault=warn,
+                    )
+                    result = outcome.result
+                    replay = build_replay(outcome.match) if args.replay else None
+                if args.replay:
+                    write_replay(replay_path(args.replay, i, args.games), replay)
+                matches.append({
+                    "seed": first_seed + i,
+                    "seats": seat_names,
+                    "scores": result["scores"],
+                    "ranks": result["ranks"],
+                    "statuses": result["statuses"],
+                })
+                if not args.json:
+                    print_match(matches[-1])
+                advance()
+    finally:
+        if referee is not None:
+            referee.close()
     summary = summarise(names, matches)
     if args.json:
         print(json.dumps({"game": game.id, "variant": config.variant, "options": config.options,
@@ -285,6 +323,28 @@ def run_replay_show(args: argparse.Namespace) -> int:
 def _changes(old: dict, new: dict) -> dict:
     new = json.loads(json.dumps(new))
     return {k: v for k, v in new.items() if old.get(k) != v}
+
+
+def run_connect(args: argparse.Namespace) -> int:
+    from .remote import RefereeError, play_seat
+
+    try:
+        result = play_seat(lambda game: parse_bot_spec(args.bot, game).make(), args.referee, args.seat_token)
+    except RefereeError as exc:
+        raise UsageError(str(exc)) from None
+    print(json.dumps(result))
+    return 0
+
+
+def run_serve_remote(args: argparse.Namespace) -> int:
+    from .remote import RefereeError, serve_remote
+
+    try:
+        serve_remote(lambda game: parse_bot_spec(args.bot, game).make(), args.referee, args.api_token,
+                     on_offer=lambda o: print(f"playing seat {o.seat} of {o.game} match {o.match_id}", flush=True))
+    except RefereeError as exc:
+        raise UsageError(str(exc)) from None
+    return 0
 
 
 def run_games(args: argparse.Namespace) -> int:

@@ -1,8 +1,8 @@
 """The platform's one fault policy, used by the referee and by in-process play alike.
 
-A bot that times out, crashes, disconnects, or answers with something that is not one of its legal
-actions gets the game's default action played for it and a strike. At ``MAX_STRIKES`` strikes the
-seat is forfeited to a random autopilot (seeded from the match seed) for the rest of the match; the
+A bot that times out, crashes, or answers with something that is not one of its legal actions gets
+the game's default action played for it and a strike. At ``MAX_STRIKES`` strikes, or at once when
+its connection is lost and not resumed within the referee's grace period, the seat is forfeited to a random autopilot (seeded from the match seed) for the rest of the match; the
 match always goes on for the others.
 """
 from __future__ import annotations
@@ -31,14 +31,31 @@ class FaultPolicy:
         self.max_strikes = max_strikes
         self.strikes = [0] * seats
         self.forfeited = [False] * seats
+        self.counts: list[dict[str, int]] = [{} for _ in range(seats)]
+        self.last_kind: list[str | None] = [None] * seats
 
-    def strike(self, seat: int) -> bool:
+    def strike(self, seat: int, reason: str = "") -> bool:
         """Count a strike; True when it forfeits the seat."""
         self.strikes[seat] += 1
-        if self.strikes[seat] >= self.max_strikes and not self.forfeited[seat]:
+        kind = fault_kind(reason)
+        self.counts[seat][kind] = self.counts[seat].get(kind, 0) + 1
+        self.last_kind[seat] = kind
+        lost = reason.startswith("disconnected")  # not resumed within the grace period
+        if (lost or self.strikes[seat] >= self.max_strikes) and not self.forfeited[seat]:
             self.forfeited[seat] = True
             return True
         return False
 
     def statuses(self) -> list[str]:
-        return ["forfeited" if f else "ok" for f in self.forfeited]
+        """Per seat: forfeited, else the kind of its last fault (timeout, error, invalid), else ok."""
+        return ["forfeited" if f else (k or "ok") for f, k in zip(self.forfeited, self.last_kind)]
+
+
+def fault_kind(reason: str) -> str:
+    """timeout (too slow), invalid (an answer that is not a legal action for this decision),
+    error (a crash or a lost connection)."""
+    if reason.startswith("timeout"):
+        return "timeout"
+    if reason.startswith(("illegal", "invalid", "malformed", "wrong decision")):
+        return "invalid"
+    return "error"

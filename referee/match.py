@@ -151,7 +151,7 @@ class Match:
                 return next(a for a in legal if a == action), None
             else:
                 reason = "illegal: not one of the legal actions"
-        forfeited = self.policy.strike(seat)
+        forfeited = self.policy.strike(seat, reason)
         fault = Fault(seat, decision, reason, returned[:300], forfeited)
         if self.strict:
             raise StrictFaultError(fault, fault.message(self.bot_names[seat]))
@@ -174,6 +174,7 @@ class Match:
         result = dict(self.state.result())
         result["statuses"] = self.policy.statuses()
         result["strikes"] = list(self.policy.strikes)
+        result["fault_counts"] = [dict(c) for c in self.policy.counts]
         return result
 
 

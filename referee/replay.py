@@ -155,7 +155,7 @@ def simulate(header: dict[str, Any], log: list[dict[str, Any]]) -> Iterator[Step
                 raise ReplayError(f"{where}: a default action without a fault")
             if action != state.default_action(seat):
                 raise ReplayError(f"{where}: not the default action")
-            policy.strike(seat)
+            policy.strike(seat, entry["fault"])
         elif source == "autopilot":
             if not policy.forfeited[seat]:
                 raise ReplayError(f"{where}: autopilot for a seat that was not forfeited")
@@ -170,6 +170,7 @@ def simulate(header: dict[str, Any], log: list[dict[str, Any]]) -> Iterator[Step
         raise ReplayError("the log ends before the match does")
     state.statuses = policy.statuses()  # type: ignore[attr-defined]
     state.strikes = list(policy.strikes)  # type: ignore[attr-defined]
+    state.fault_counts = [dict(c) for c in policy.counts]  # type: ignore[attr-defined]
 
 
 def views_of(header: dict[str, Any], log: list[dict[str, Any]]) -> tuple[list, list[list], dict]:
@@ -185,6 +186,7 @@ def views_of(header: dict[str, Any], log: list[dict[str, Any]]) -> tuple[list, l
     result = dict(state.result())
     result["statuses"] = state.statuses
     result["strikes"] = state.strikes
+    result["fault_counts"] = state.fault_counts
     # JSON round trip so recorded and re-derived views compare alike (tuples, int keys)
     return json.loads(json.dumps(public)), json.loads(json.dumps(seats)), json.loads(json.dumps(result))
 

@@ -312,7 +312,7 @@ def test_solo_kept_tiles_face_down_are_hidden_until_the_reveal() -> None:
     obs = state.observation(0)
     kept = obs["apprentice"][:1]
     assert kept[0]["tile"] == {"hidden": True} and kept[0]["row"] == "keepsakes"
-    assert set(obs["apprentice_kept_from"]) == {c["tile"] for c in state.history[0]["arrangements"][1]}
+    assert set(obs["apprentice_kept_from"]) == {c["tile"]["id"] for c in state.history[0]["arrangements"][1]}
     # resampling may put any of those tiles there, but only those
     kept_ids = {state.resample_hidden(0, random.Random(i)).hands[1][0][0] for i in range(40)}
     assert kept_ids <= set(obs["apprentice_kept_from"]) and len(kept_ids) > 1

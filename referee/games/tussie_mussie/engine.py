@@ -329,7 +329,7 @@ class TussieMussieState(GameState):
                 "round": self.round,
                 "first_player": self.first,
                 "arrangements": [
-                    [GAP if c is None else {"tile": c[0], "row": c[1]} for c in self.hands[h]]
+                    [GAP if c is None else {"tile": tile_json(c[0]), "row": c[1]} for c in self.hands[h]]
                     for h in range(self.hand_count)
                 ],
                 "orchid": list(self.orchid),
@@ -492,25 +492,21 @@ class TussieMussieState(GameState):
             }
         if self.phase == "pre":
             drawer = self.acting()
+            drawn = self.larkspur or []
             data["pre_presentation"] = {
                 "acting": drawer,
-                "larkspur_drawn": (
-                    [tile_json(t) for t in self.larkspur]
-                    if self.larkspur is not None and viewer == drawer
-                    else (len(self.larkspur) if self.larkspur is not None else None)
-                ),
+                # the drawer sees the tiles it drew; the others only how many
+                "larkspur_drawn": [tile_json(t) if viewer == drawer else HIDDEN for t in drawn],
                 "snapdragon_moved": self.snap_moved,
             }
-        if self.solo:
-            data["apprentice"] = self.arrangement_view(1, viewer)
-            data["turn_card"] = self.turn_card
-            data["turn_cards_left"] = len(self.turns)
-            data["table"] = [
-                {"side": side, "tile": tile_json(t) if side == "U" else HIDDEN}
-                for t, side in self.layout
-            ]
-            if self.kept_from:
-                data["apprentice_kept_from"] = list(self.kept_from)
+        # solo's parts are always present (empty in the standard game): one shape per game
+        data["apprentice"] = self.arrangement_view(1, viewer) if self.solo else []
+        data["turn_card"] = self.turn_card
+        data["turn_cards_left"] = len(self.turns)
+        data["table"] = [
+            {"side": side, "tile": tile_json(t) if side == "U" else HIDDEN} for t, side in self.layout
+        ]
+        data["apprentice_kept_from"] = list(self.kept_from)
         return data
 
     def observation(self, seat: int) -> dict[str, Any]:
@@ -542,7 +538,7 @@ class TussieMussieState(GameState):
 
         def earliest_flower(seat: int) -> int:
             # tie-break: the final-round flower whose English name comes first wins
-            names = [ALPHABETICAL_RANK[c["tile"]] for c in final[seat] if "tile" in c]
+            names = [ALPHABETICAL_RANK[c["tile"]["id"]] for c in final[seat] if "tile" in c]
             return -min(names) if names else -99
 
         ranks = ranks_with_tiebreak(scores, earliest_flower)

@@ -1,0 +1,43 @@
+"""``python -m referee serve``: run the gRPC referee."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+from .timecontrol import DEFAULT_BANK, DEFAULT_MOVE_LIMIT
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m referee")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="serve matches over gRPC", description=(
+        "Environment: PARLOUR_OPERATOR_TOKEN (the operator credential for CreateMatch), "
+        "PARLOUR_API_TOKENS (the hashed-token file of the default verifier), PARLOUR_JOIN_TIMEOUT, "
+        "PARLOUR_RECONNECT_GRACE, PARLOUR_DECISION_CAP. Default time control: "
+        f"{DEFAULT_MOVE_LIMIT} s per move plus a {DEFAULT_BANK} s bank."))
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=50051, help="TCP port (0: a free one; -1: none)")
+    serve.add_argument("--unix", metavar="PATH", help="also listen on this Unix socket")
+    serve.add_argument("--token-verifier", metavar="MODULE:CALLABLE",
+                       help="checks remote bots' API tokens (default: the PARLOUR_API_TOKENS file)")
+    serve.add_argument("--replay-dir", metavar="DIR", help="also store each finished replay here")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    from .server import serve as run_server, settings_from_env
+
+    try:
+        settings = settings_from_env(args.token_verifier, args.replay_dir)
+    except (ImportError, AttributeError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(run_server(args.host, args.port, args.unix, settings))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,525 @@
+"""The gRPC referee: hosts matches, enforces deadlines and hiding, records replays.
+
+Each match is driven by one asyncio task over a transport-free ``Match`` (the same host as local
+play). Bots join with their seat tokens on ``Play`` streams; the referee runs no bot code.
+"""
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import logging
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from parlour.v1 import referee_pb2, referee_pb2_grpc
+
+from . import wire
+from .games import GAMES, ConfigError, get_game
+from .games.seeding import draw_seed
+from .match import Match, Reply, bot_seed
+from .replay import FORMAT, FORMAT_VERSION, build_replay, encode_frames
+from .timecontrol import TimeControl
+from .tokens import Verifier, load_verifier
+
+log = logging.getLogger("parlour.referee")
+
+REFEREE_VERSION = "0.1.0"
+PV = wire.PROTOCOL_VERSION
+SERVICE = "parlour.v1.Referee"
+
+DEFAULT_JOIN_TIMEOUT = 30.0  # seconds for every seat to join before play starts anyway
+DEFAULT_GRACE = 5.0  # seconds a disconnected seat has to resume before it is forfeited
+DEFAULT_DECISION_CAP = 100_000  # decisions per match before a runaway match is aborted
+REPLAY_CHUNK = 64 * 1024
+
+
+@dataclass
+class Settings:
+    operator_token: str = ""
+    verifier: Verifier | None = None
+    join_timeout: float = DEFAULT_JOIN_TIMEOUT
+    grace: float = DEFAULT_GRACE
+    decision_cap: int = DEFAULT_DECISION_CAP
+    replay_dir: Path | None = None
+
+
+class Seat:
+    """One seat's connection: the Play stream currently attached, if any."""
+
+    def __init__(self) -> None:
+        self.outbox: asyncio.Queue | None = None  # messages to the attached stream
+        self.inbox: asyncio.Queue = asyncio.Queue()  # (arrival time, message or error) from the bot
+        self.attached = asyncio.Event()
+        self.ever_joined = False
+        self.generation = 0  # bumps on every (re)attach, so a stale stream cannot act
+        self.answered: set[int] = set()  # decision ids already settled for this seat
+
+    def attach(self) -> tuple[int, asyncio.Queue]:
+        if self.outbox is not None:
+            self.outbox.put_nowait(None)  # a resumed seat closes the stream it replaces
+        self.generation += 1
+        self.outbox = asyncio.Queue()
+        self.inbox = asyncio.Queue()
+        self.attached.set()
+        self.ever_joined = True
+        return self.generation, self.outbox
+
+    def detach(self, generation: int) -> None:
+        if generation == self.generation:
+            self.attached.clear()
+            self.outbox = None
+            self.inbox.put_nowait((time.monotonic(), None))  # wakes a waiting decision
+
+    def send(self, message: referee_pb2.RefereeMessage) -> None:
+        if self.outbox is not None:
+            self.outbox.put_nowait(message)
+
+
+@dataclass
+class Room:
+    """A hosted match."""
+
+    id: str
+    match: Match
+    tokens: list[str]
+    seats: list[Seat]
+    remote_bots: list[str]
+    public: list[dict] = field(default_factory=list)  # the public view after every step
+    watchers: list[asyncio.Queue] = field(default_factory=list)
+    finished: bool = False
+    status: str = "waiting"
+    replay: dict | None = None
+    end_message: referee_pb2.MatchEnd | None = None
+    task: asyncio.Task | None = None
+
+
+class RefereeService(referee_pb2_grpc.RefereeServicer):
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.verifier = settings.verifier or load_verifier(None)
+        self.rooms: dict[str, Room] = {}
+        self.tokens: dict[str, tuple[str, int]] = {}  # seat token -> (match id, seat)
+        self.remote_queues: dict[str, list[asyncio.Queue]] = {}  # bot id -> Connect streams
+
+    # ------------------------------------------------------------------ helpers
+    def is_operator(self, context: grpc.aio.ServicerContext) -> bool:
+        expected = self.settings.operator_token
+        for key, value in context.invocation_metadata() or ():
+            if key == "authorization" and expected and value == f"Bearer {expected}":
+                return True
+        return False
+
+    # ------------------------------------------------------------------ ListGames
+    async def ListGames(self, request, context):
+        games = []
+        for game in GAMES.values():
+            variants = []
+            for v in game.variants.values():
+                options = []
+                for o in v.options:
+                    spec = referee_pb2.OptionSpec(name=o.name, type=o.kind, default=wire.option_value(o.default),
+                                                  doc=o.doc)
+                    if o.kind == "choice":
+                        spec.values.extend(wire.option_value(x) for x in o.values)
+                    elif o.kind == "bool":
+                        spec.values.extend([wire.option_value(True), wire.option_value(False)])
+                    else:
+                        spec.min, spec.max = o.low, o.high
+                    options.append(spec)
+                variants.append(referee_pb2.VariantSpec(name=v.name, players=list(v.player_counts),
+                                                        options=options, doc=v.doc))
+            games.append(referee_pb2.GameSpec(
+                id=game.id, name=game.name, engine_version=game.engine_version,
+                default_variant=game.default_variant, variants=variants,
+                seat_attributes=list(game.seat_attributes)))
+        return referee_pb2.ListGamesResponse(protocol_version=PV, games=games)
+
+    # ------------------------------------------------------------------ CreateMatch
+    async def CreateMatch(self, request, context):
+        if not self.is_operator(context):
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "CreateMatch needs the operator credential")
+        try:
+            game = get_game(request.game)
+            options = {k: wire.option_python(v) for k, v in request.options.items()}
+            seats = [dict(s.attributes) for s in request.seats]
+            config = game.configure(len(request.seats), request.variant or None, options,
+                                    seats if any(seats) else None)
+            tc = request.time_control
+            time_control = TimeControl(tc.move_limit_seconds or TimeControl().move_limit,
+                                       tc.bank_seconds if tc.bank_seconds or tc.move_limit_seconds else TimeControl().bank)
+        except (ConfigError, ValueError) as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        seed = request.seed if request.HasField("seed") else draw_seed()
+        names = [s.bot or f"seat {i}" for i, s in enumerate(request.seats)]
+        match = Match(game, config, seed, time_control, bot_names=names)
+        match_id = secrets.token_hex(8)
+        tokens = [secrets.token_urlsafe(24) for _ in request.seats]
+        room = Room(match_id, match, tokens, [Seat() for _ in request.seats],
+                    [s.remote_bot for s in request.seats])
+        room.versions = [s.version for s in request.seats]  # type: ignore[attr-defined]
+        room.public.append(match.state.public_view())
+        self.rooms[match_id] = room
+        for seat, token in enumerate(tokens):
+            self.tokens[token] = (match_id, seat)
+        for seat, bot_id in enumerate(room.remote_bots):
+            if bot_id:
+                self.offer(room, seat, bot_id)
+        room.task = asyncio.get_running_loop().create_task(self.run_match(room))
+        return referee_pb2.CreateMatchResponse(protocol_version=PV, match_id=match_id, seat_tokens=tokens)
+
+    def offer(self, room: Room, seat: int, bot_id: str) -> None:
+        offer = referee_pb2.MatchOffer(protocol_version=PV, match_id=room.id, game=room.match.config.game,
+                                       variant=room.match.config.variant, seat=seat,
+                                       seat_token=room.tokens[seat], bot_id=bot_id)
+        for queue in self.remote_queues.get(bot_id, []):
+            queue.put_nowait(offer)
+
+    # ------------------------------------------------------------------ Play
+    async def Play(self, request_iterator, context):
+        """Raw-bytes handler (see ``serve``): a message that does not parse is refused with a
+        reason instead of breaking the stream."""
+        iterator = request_iterator.__aiter__()
+        try:
+            first = referee_pb2.BotMessage.FromString(await iterator.__anext__())
+        except StopAsyncIteration:
+            return
+        except Exception:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+        if first.WhichOneof("message") != "hello":
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+        found = self.tokens.get(first.hello.seat_token)
+        if found is None:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
+        room = self.rooms[found[0]]
+        seat_index = found[1]
+        seat = room.seats[seat_index]
+        resumed = seat.ever_joined
+        generation, outbox = seat.attach()
+        yield self.match_start(room, seat_index, resumed).SerializeToString()
+        reader = asyncio.get_running_loop().create_task(self.read_bot(room, seat, generation, iterator))
+        try:
+            while True:
+                message = await outbox.get()
+                if message is None:
+                    return
+                yield message.SerializeToString()
+                if message.WhichOneof("message") == "end":
+                    return
+        finally:
+            reader.cancel()
+            seat.detach(generation)
+
+    async def read_bot(self, room: Room, seat: Seat, generation: int, iterator) -> None:
+        try:
+            async for raw in iterator:
+                if generation != seat.generation:
+                    return
+                try:
+                    message = referee_pb2.BotMessage.FromString(raw)
+                    kind = message.WhichOneof("message")
+                except Exception:
+                    message, kind = None, None
+                if kind == "log":
+                    room.match.bot_logs.append({"seat": room.seats.index(seat), "decision": message.log.decision_id,
+                                                "step": len(room.match.log), "line": message.log.text[:2000]})
+                    continue
+                seat.inbox.put_nowait((time.monotonic(), message if kind == "answer" else "malformed"))
+        except (asyncio.CancelledError, grpc.aio.AioRpcError):
+            pass
+        except Exception:  # a broken stream is a disconnect
+            pass
+        finally:
+            seat.detach(generation)
+
+    def match_start(self, room: Room, seat: int, resumed: bool) -> referee_pb2.RefereeMessage:
+        m = room.match
+        start = referee_pb2.MatchStart(
+            protocol_version=PV, match_id=room.id, game=m.config.game, variant=m.config.variant,
+            options={k: wire.option_value(v) for k, v in m.config.options.items()}, seat=seat,
+            players=m.config.players, bot_seed=bot_seed(m.seed, seat),
+            time_control=referee_pb2.TimeControl(move_limit_seconds=m.time_control.move_limit,
+                                                 bank_seconds=m.time_control.bank),
+            engine_version=m.game.engine_version, referee_version=REFEREE_VERSION,
+            seat_attributes={k: str(v) for k, v in m.config.seats[seat].items()}, resumed=resumed)
+        return referee_pb2.RefereeMessage(start=start)
+
+    # ------------------------------------------------------------------ driving a match
+    async def run_match(self, room: Room) -> None:
+        match = room.match
+        try:
+            await self.wait_for_seats(room)
+            room.status = "playing"
+            while not match.finished:
+                if match.decisions >= self.settings.decision_cap:
+                    room.status = f"aborted: decision cap of {self.settings.decision_cap} reached"
+                    break
+                seats = match.pending()
+                requests = {s: match.request(s) for s in seats}
+                answers = await asyncio.gather(*(self.ask(room, s, requests[s]) for s in seats))
+                arrivals = sorted(zip(seats, answers), key=lambda item: item[1][0])
+                replies = [(s, reply) for s, (_, reply) in arrivals]
+                before = len(match.log)
+                for fault in match.submit(replies):
+                    room.seats[fault.seat].send(referee_pb2.RefereeMessage(fault=referee_pb2.FaultNotice(
+                        protocol_version=PV, decision_id=fault.decision, reason=fault.reason,
+                        strikes=match.policy.strikes[fault.seat], forfeited=fault.forfeited)))
+                self.publish(room, len(match.log) - before)
+            if match.finished:
+                room.status = "finished"
+        except Exception as exc:  # never leave seats hanging on a bug
+            log.exception("match %s failed", room.id)
+            room.status = f"aborted: {type(exc).__name__}: {exc}"
+        await self.finish(room)
+
+    async def wait_for_seats(self, room: Room) -> None:
+        waits = [s.attached.wait() for s in room.seats]
+        try:
+            await asyncio.wait_for(asyncio.gather(*waits), self.settings.join_timeout)
+        except asyncio.TimeoutError:
+            pass  # absent seats fault (and are forfeited) like disconnected ones
+
+    async def ask(self, room: Room, seat_index: int, request) -> tuple[float, Reply]:
+        """Send one decision and wait for its answer until the deadline; a lost connection gets the
+        grace period to resume (the decision is sent again to the new stream)."""
+        seat = room.seats[seat_index]
+        match = room.match
+        game = match.config.game
+        legal = request.legal_actions
+        message = referee_pb2.RefereeMessage(decision=referee_pb2.Decision(
+            protocol_version=PV, decision_id=request.decision_id,
+            observation=wire.observation_message(game, request.observe()),
+            legal_actions=[referee_pb2.LegalAction(action=wire.action_message(game, a), label=request.label(a))
+                           for a in legal],
+            deadline_seconds=request.deadline, bank_seconds=request.bank))
+        sent = time.monotonic()
+        deadline = sent + request.deadline
+        if not seat.attached.is_set():
+            if not await self.await_resume(seat):
+                return time.monotonic(), Reply(error="disconnected (not resumed within the grace period)")
+            sent = time.monotonic()
+            deadline = sent + request.deadline
+        seat.send(message)
+        seat.answered.add(request.decision_id)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return time.monotonic(), Reply(think_time=time.monotonic() - sent, error="timeout")
+            try:
+                arrived, item = await asyncio.wait_for(seat.inbox.get(), remaining)
+            except asyncio.TimeoutError:
+                return time.monotonic(), Reply(think_time=time.monotonic() - sent, error="timeout")
+            think = arrived - sent
+            if item is None:  # the stream closed: wait for a resume, then ask again
+                if not await self.await_resume(seat):
+                    return arrived, Reply(think_time=think, error="disconnected (not resumed within the grace period)")
+                sent = time.monotonic()
+                deadline = sent + request.deadline
+                seat.send(message)
+                continue
+            if item == "malformed":
+                return arrived, Reply(think_time=think, error="malformed: the message is not a BotMessage")
+            answer = item.answer
+            if answer.decision_id < request.decision_id and answer.decision_id in seat.answered:
+                continue  # a late answer to a decision already settled: its fault was counted
+            if answer.decision_id != request.decision_id:
+                return arrived, Reply(think_time=think,
+                                      error=f"wrong decision id {answer.decision_id} (expected {request.decision_id})")
+            if answer.WhichOneof("choice") == "index":
+                return arrived, Reply(action=answer.index, think_time=think)
+            if answer.WhichOneof("choice") == "action":
+                try:
+                    return arrived, Reply(action=wire.action_json(answer.action), think_time=think)
+                except wire.WireError as exc:
+                    return arrived, Reply(think_time=think, error=f"malformed: {exc}")
+            return arrived, Reply(think_time=think, error="malformed: an Answer with no choice")
+
+    async def await_resume(self, seat: Seat) -> bool:
+        try:
+            await asyncio.wait_for(seat.attached.wait(), self.settings.grace)
+            return True
+        except asyncio.TimeoutError:
+            return False
+
+    def publish(self, room: Room, steps: int) -> None:
+        """Record the public view after each applied action and tell the watchers."""
+        if steps <= 0:
+            return
+        # views in between were not observable live; the replay re-derives every step
+        view = room.match.state.public_view()
+        for _ in range(steps):
+            room.public.append(view)
+        event = referee_pb2.MatchEvent(protocol_version=PV, step=len(room.public) - 1,
+                                       public_view=wire.observation_message(room.match.config.game, view))
+        for queue in room.watchers:
+            queue.put_nowait(event)
+
+    async def finish(self, room: Room) -> None:
+        match = room.match
+        room.finished = True
+        if match.finished:
+            result = match.result()
+            room.replay = build_replay(match, getattr(room, "versions", None))
+            self.store_replay(room)
+        else:
+            result = {"aborted": room.status, "statuses": match.policy.statuses(),
+                      "strikes": list(match.policy.strikes)}
+        seats = []
+        for s in range(match.config.players):
+            seats.append(referee_pb2.SeatResult(
+                score=float(result["scores"][s]) if "scores" in result else 0.0,
+                rank=int(result["ranks"][s]) if "ranks" in result else 0,
+                status=match.policy.statuses()[s],
+                fault_counts=match.policy.counts[s]))
+        room.end_message = referee_pb2.MatchEnd(protocol_version=PV, seats=seats, result_json=json.dumps(result),
+                                                status=room.status)
+        for seat in room.seats:
+            seat.send(referee_pb2.RefereeMessage(end=room.end_message))
+        event = referee_pb2.MatchEvent(protocol_version=PV, step=len(room.public) - 1, finished=True,
+                                       end=room.end_message)
+        for queue in room.watchers:
+            queue.put_nowait(event)
+        for token in room.tokens:  # seat tokens expire with the match
+            self.tokens.pop(token, None)
+
+    def store_replay(self, room: Room) -> None:
+        if self.settings.replay_dir and room.replay:
+            self.settings.replay_dir.mkdir(parents=True, exist_ok=True)
+            path = self.settings.replay_dir / f"{room.id}.replay.json.gz"
+            path.write_bytes(gzip.compress(json.dumps(room.replay, separators=(",", ":")).encode(), mtime=0))
+
+    # ------------------------------------------------------------------ Connect
+    async def Connect(self, request, context):
+        bot_id = self.verifier(request.api_token)
+        if not bot_id:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked API token")
+        queue: asyncio.Queue = asyncio.Queue()
+        self.remote_queues.setdefault(bot_id, []).append(queue)
+        try:
+            yield referee_pb2.MatchOffer(protocol_version=PV, bot_id=bot_id)
+            # matches created before this connection that still wait for this bot
+            for room in self.rooms.values():
+                for seat, remote in enumerate(room.remote_bots):
+                    if remote == bot_id and not room.finished and not room.seats[seat].ever_joined:
+                        self.offer(room, seat, bot_id)
+            while True:
+                yield await queue.get()
+        finally:
+            self.remote_queues[bot_id].remove(queue)
+
+    # ------------------------------------------------------------------ WatchMatch
+    async def WatchMatch(self, request, context):
+        room = self.rooms.get(request.match_id)
+        if room is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
+        queue: asyncio.Queue = asyncio.Queue()
+        game = room.match.config.game
+        for step, view in enumerate(list(room.public)):
+            yield referee_pb2.MatchEvent(protocol_version=PV, step=step,
+                                         public_view=wire.observation_message(game, view))
+        if room.finished:
+            yield referee_pb2.MatchEvent(protocol_version=PV, step=len(room.public) - 1, finished=True,
+                                         end=room.end_message)
+            return
+        room.watchers.append(queue)
+        try:
+            while True:
+                event = await queue.get()
+                yield event
+                if event.finished:
+                    return
+        finally:
+            room.watchers.remove(queue)
+
+    # ------------------------------------------------------------------ GetReplay
+    async def GetReplay(self, request, context):
+        room = self.rooms.get(request.match_id)
+        if room is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
+        if room.replay is not None:
+            replay = dict(room.replay)
+            replay["bot_logs"] = self.visible_logs(room, request, context)
+        else:  # live: the public part only, no seed, no seat views
+            m = room.match
+            replay = {"header": {"format": FORMAT, "format_version": FORMAT_VERSION, "game": m.config.game,
+                                 "variant": m.config.variant, "players": m.config.players,
+                                 "options": m.config.options, "engine_version": m.game.engine_version,
+                                 "live": True},
+                      "public": encode_frames(list(room.public)), "status": room.status}
+        data = gzip.compress(json.dumps(replay, separators=(",", ":")).encode(), mtime=0)
+        for start in range(0, len(data), REPLAY_CHUNK):
+            yield referee_pb2.ReplayChunk(protocol_version=PV, data=data[start:start + REPLAY_CHUNK],
+                                          last=start + REPLAY_CHUNK >= len(data))
+
+    def visible_logs(self, room: Room, request, context) -> list[dict]:
+        if self.is_operator(context):
+            return list(room.match.bot_logs)
+        bot_id = self.verifier(request.api_token) if request.api_token else None
+        if not bot_id:
+            return []
+        mine = {s for s, remote in enumerate(room.remote_bots) if remote == bot_id}
+        return [line for line in room.match.bot_logs if line["seat"] in mine]
+
+
+def method_handlers(service: RefereeService) -> dict[str, grpc.RpcMethodHandler]:
+    """The service's handlers. Play takes raw bytes, so a message that does not parse is answered
+    with a reason instead of breaking the stream (the generated registration would parse first)."""
+    pb = referee_pb2
+    return {
+        "ListGames": grpc.unary_unary_rpc_method_handler(
+            service.ListGames, pb.ListGamesRequest.FromString, pb.ListGamesResponse.SerializeToString),
+        "CreateMatch": grpc.unary_unary_rpc_method_handler(
+            service.CreateMatch, pb.CreateMatchRequest.FromString, pb.CreateMatchResponse.SerializeToString),
+        "Play": grpc.stream_stream_rpc_method_handler(service.Play, None, None),
+        "Connect": grpc.unary_stream_rpc_method_handler(
+            service.Connect, pb.ConnectRequest.FromString, pb.MatchOffer.SerializeToString),
+        "WatchMatch": grpc.unary_stream_rpc_method_handler(
+            service.WatchMatch, pb.WatchMatchRequest.FromString, pb.MatchEvent.SerializeToString),
+        "GetReplay": grpc.unary_stream_rpc_method_handler(
+            service.GetReplay, pb.GetReplayRequest.FromString, pb.ReplayChunk.SerializeToString),
+    }
+
+
+async def serve(host: str, port: int, unix: str | None, settings: Settings,
+                ready: asyncio.Future | None = None) -> None:
+    server = grpc.aio.server()
+    service = RefereeService(settings)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, method_handlers(service)),))
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name, health.SERVICE_NAME,
+         reflection.SERVICE_NAME), server)
+    addresses = []
+    if port is not None and port >= 0:
+        bound = server.add_insecure_port(f"{host}:{port}")
+        addresses.append(f"{host}:{bound}")
+    if unix:
+        server.add_insecure_port(f"unix:{unix}")
+        addresses.append(f"unix:{unix}")
+    await server.start()
+    for name in ("", SERVICE):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    print(f"parlour referee {REFEREE_VERSION} listening on {' '.join(addresses)}", flush=True)
+    if ready is not None:
+        ready.set_result(addresses)
+    await server.wait_for_termination()
+
+
+def settings_from_env(verifier_spec: str | None, replay_dir: str | None) -> Settings:
+    return Settings(
+        operator_token=os.environ.get("PARLOUR_OPERATOR_TOKEN", ""),
+        verifier=load_verifier(verifier_spec),
+        join_timeout=float(os.environ.get("PARLOUR_JOIN_TIMEOUT", DEFAULT_JOIN_TIMEOUT)),
+        grace=float(os.environ.get("PARLOUR_RECONNECT_GRACE", DEFAULT_GRACE)),
+        decision_cap=int(os.environ.get("PARLOUR_DECISION_CAP", DEFAULT_DECISION_CAP)),
+        replay_dir=Path(replay_dir) if replay_dir else None,
+    )

@@ -1,0 +1,207 @@
+"""The engines' JSON forms <-> the typed protobuf messages of ``protos/``, losslessly.
+
+The mapping rules are those of ``protos/parlour/v1/options.proto``: a field's name is the JSON key;
+an unset optional field is an absent key, or null when the field is marked ``nullable``; repeated
+and map fields and plain scalars are always present; a ``list_wrapper`` message is a bare list.
+A JSON key with no field, or a value of the wrong type, is an error naming the key: a drift
+between an engine and its .proto fails loudly (the round-trip tests run every game through it).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+from parlour.v1 import options_pb2, referee_pb2
+
+PROTOCOL_VERSION = 1
+
+# game id -> the name of its field in the Observation and Action oneofs
+GAME_FIELDS = {
+    "tussie-mussie": "tussie_mussie",
+    "tricky-twist": "tricky_twist",
+    "misty": "misty",
+    "bszzzz": "bszzzz",
+}
+
+
+class WireError(ValueError):
+    """A JSON value that does not fit its typed message, or a message that fits no game."""
+
+
+def _is_nullable(field: FieldDescriptor) -> bool:
+    return field.GetOptions().Extensions[options_pb2.nullable]
+
+
+def _is_wrapper(descriptor: Descriptor) -> bool:
+    return descriptor.GetOptions().Extensions[options_pb2.list_wrapper]
+
+
+def _is_repeated(field: FieldDescriptor) -> bool:
+    return field.is_repeated
+
+
+def _is_map(field: FieldDescriptor) -> bool:
+    return (field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry)
+
+
+_INT_TYPES = {
+    FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT32,
+    FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64,
+}
+
+
+def _check_scalar(field: FieldDescriptor, value: Any, where: str) -> Any:
+    t = field.type
+    if t in _INT_TYPES:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif t in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif t == FieldDescriptor.TYPE_BOOL:
+        ok = isinstance(value, bool)
+    elif t == FieldDescriptor.TYPE_STRING:
+        ok = isinstance(value, str)
+    else:
+        ok = False
+    if not ok:
+        raise WireError(f"{where}: {value!r} does not fit a {field.type} field")
+    return value
+
+
+# ---------------------------------------------------------------------- JSON -> message
+def fill(message: Message, data: Any, where: str = "") -> Message:
+    """Fill ``message`` from its JSON form."""
+    descriptor = message.DESCRIPTOR
+    if _is_wrapper(descriptor):
+        if not isinstance(data, list):
+            raise WireError(f"{where or descriptor.name}: expected a list, got {type(data).__name__}")
+        (field,) = descriptor.fields
+        _fill_repeated(message, field, data, where)
+        return message
+    if not isinstance(data, dict):
+        raise WireError(f"{where or descriptor.name}: expected an object, got {type(data).__name__}")
+    fields = descriptor.fields_by_name
+    for key, value in data.items():
+        path = f"{where}.{key}" if where else key
+        field = fields.get(key)
+        if field is None:
+            raise WireError(f"{path}: no such field in {descriptor.full_name}")
+        if _is_map(field):
+            value_field = field.message_type.fields_by_name["value"]
+            target = getattr(message, key)
+            for k, v in value.items():
+                if value_field.type == FieldDescriptor.TYPE_MESSAGE:
+                    fill(target[k], v, f"{path}.{k}")
+                else:
+                    target[k] = _check_scalar(value_field, v, f"{path}.{k}")
+        elif _is_repeated(field):
+            _fill_repeated(message, field, value, path)
+        elif value is None:
+            if not _is_nullable(field):
+                raise WireError(f"{path}: null for a field that is not nullable")
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            fill(getattr(message, key), value, path)
+            if not message.HasField(key):  # an empty object still counts as present
+                getattr(message, key).SetInParent()
+        else:
+            setattr(message, key, _check_scalar(field, value, path))
+    return message
+
+
+def _fill_repeated(message: Message, field: FieldDescriptor, values: Any, where: str) -> None:
+    if not isinstance(values, list):
+        raise WireError(f"{where}: expected a list, got {type(values).__name__}")
+    target = getattr(message, field.name)
+    for i, value in enumerate(values):
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            fill(target.add(), value, f"{where}[{i}]")
+        else:
+            target.append(_check_scalar(field, value, f"{where}[{i}]"))
+
+
+# ---------------------------------------------------------------------- message -> JSON
+def to_json(message: Message) -> Any:
+    """The JSON form of a typed message."""
+    descriptor = message.DESCRIPTOR
+    if _is_wrapper(descriptor):
+        (field,) = descriptor.fields
+        return _repeated_json(message, field)
+    data: dict[str, Any] = {}
+    for field in descriptor.fields:
+        name = field.name
+        if _is_map(field):
+            value_field = field.message_type.fields_by_name["value"]
+            source = getattr(message, name)
+            if value_field.type == FieldDescriptor.TYPE_MESSAGE:
+                data[name] = {k: to_json(v) for k, v in source.items()}
+            else:
+                data[name] = dict(source)
+        elif _is_repeated(field):
+            data[name] = _repeated_json(message, field)
+        elif field.has_presence:
+            if message.HasField(name):
+                value = getattr(message, name)
+                data[name] = to_json(value) if field.type == FieldDescriptor.TYPE_MESSAGE else value
+            elif _is_nullable(field):
+                data[name] = None
+        else:
+            data[name] = getattr(message, name)
+    return data
+
+
+def _repeated_json(message: Message, field: FieldDescriptor) -> list:
+    values = getattr(message, field.name)
+    if field.type == FieldDescriptor.TYPE_MESSAGE:
+        return [to_json(v) for v in values]
+    return list(values)
+
+
+# ---------------------------------------------------------------------- the games' oneofs
+def game_field(game_id: str) -> str:
+    try:
+        return GAME_FIELDS[game_id]
+    except KeyError:
+        raise WireError(f"no wire messages for game {game_id!r}") from None
+
+
+def observation_message(game_id: str, view: dict[str, Any]) -> referee_pb2.Observation:
+    message = referee_pb2.Observation()
+    fill(getattr(message, game_field(game_id)), view, "observation")
+    getattr(message, game_field(game_id)).SetInParent()
+    return message
+
+
+def observation_json(message: referee_pb2.Observation) -> dict[str, Any]:
+    which = message.WhichOneof("game")
+    if which is None:
+        raise WireError("an Observation with no game set")
+    return to_json(getattr(message, which))
+
+
+def action_message(game_id: str, action: dict[str, Any]) -> referee_pb2.Action:
+    message = referee_pb2.Action()
+    fill(getattr(message, game_field(game_id)), action, "action")
+    getattr(message, game_field(game_id)).SetInParent()
+    return message
+
+
+def action_json(message: referee_pb2.Action) -> dict[str, Any]:
+    which = message.WhichOneof("game")
+    if which is None:
+        raise WireError("an Action with no game set")
+    return to_json(getattr(message, which))
+
+
+def option_value(value: Any) -> referee_pb2.OptionValue:
+    if isinstance(value, bool):
+        return referee_pb2.OptionValue(flag=value)
+    if isinstance(value, int):
+        return referee_pb2.OptionValue(number=value)
+    return referee_pb2.OptionValue(text=str(value))
+
+
+def option_python(value: referee_pb2.OptionValue) -> Any:
+    which = value.WhichOneof("value")
+    return {"text": value.text, "flag": value.flag, "number": value.number}.get(which)
