@@ -116,6 +116,17 @@ def check_hiding_at(state: GameState, rng: random.Random, samples: int = 3) -> i
     return changed
 
 
+def check_public_hidden(state: GameState, rng: random.Random, samples: int = 2) -> None:
+    """The spectator knows less than any seat: resampling what any one seat cannot know never
+    changes the public view."""
+    public = json.dumps(state.public_view(), sort_keys=True)
+    for seat in range(state.config.players):
+        for _ in range(samples):
+            other = state.resample_hidden(seat, rng)
+            assert json.dumps(other.public_view(), sort_keys=True) == public, (
+                f"the public view shows something seat {seat} cannot know")
+
+
 def check_pending_hidden(state: GameState, rng: random.Random) -> None:
     """Where several seats decide at once, one seat's submission changes nothing the others see."""
     seats = state.to_move()

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine_contract import (
     check_hiding_at,
+    check_public_hidden,
     check_illegal_refused,
     check_random_games,
     check_replayable,
@@ -435,3 +436,16 @@ def test_same_seed_same_deal_whatever_happened_before() -> None:
 @pytest.mark.parametrize("players, variant, options", CONFIGS)
 def test_soak_10000_random_games(players, variant, options) -> None:
     check_random_games(GAME, GAME.configure(players, variant, options), 10_000, seed=1000 + players)
+
+
+@settings(max_examples=30, deadline=None)
+@given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**32), steps=st.integers(0, 70))
+def test_public_view_names_no_hidden_tile(config, seed, steps) -> None:
+    players, variant, options = config
+    state = GAME.new_state(GAME.configure(players, variant, options), seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        step(state, rng)
+    check_public_hidden(state, rng)

@@ -1,0 +1,130 @@
+"""A real referee process on a real port, and raw clients to poke at it."""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import queue
+import secrets
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from parlour.v1 import referee_pb2, referee_pb2_grpc
+from referee import wire
+from referee.tokens import hash_token
+
+ROOT = Path(__file__).resolve().parents[1]
+PV = wire.PROTOCOL_VERSION
+
+
+class RefereeProcess:
+    def __init__(self, tmp: Path, grace: float = 5.0, join_timeout: float = 20.0, extra_env: dict | None = None) -> None:
+        self.operator = secrets.token_urlsafe(12)
+        self.token_file = tmp / "tokens.txt"
+        self.token_file.write_text("")
+        self.unix = tmp / "referee.sock"
+        env = dict(os.environ, PARLOUR_OPERATOR_TOKEN=self.operator, PARLOUR_API_TOKENS=str(self.token_file),
+                   PARLOUR_RECONNECT_GRACE=str(grace), PARLOUR_JOIN_TIMEOUT=str(join_timeout), **(extra_env or {}))
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "referee", "serve", "--port", "0", "--unix", str(self.unix)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        line = self.process.stdout.readline()
+        assert "listening on" in line, line + self.process.stderr.read()
+        self.address = line.split("listening on", 1)[1].split()[0]
+        self.channel = grpc.insecure_channel(self.address)
+        self.stub = referee_pb2_grpc.RefereeStub(self.channel)
+
+    def add_api_token(self, bot_id: str) -> str:
+        token = secrets.token_urlsafe(16)
+        with self.token_file.open("a") as f:
+            f.write(f"{bot_id} {hash_token(token)}\n")
+        return token
+
+    @property
+    def auth(self) -> list[tuple[str, str]]:
+        return [("authorization", f"Bearer {self.operator}")]
+
+    def create(self, game: str, players: int, seed: int = 1, variant: str = "", options: dict | None = None,
+               move_limit: float = 2.0, bank: float = 10.0, remote: list[str] | None = None) -> referee_pb2.CreateMatchResponse:
+        seats = [referee_pb2.SeatSetup(bot=f"bot{i}", remote_bot=(remote or [""] * players)[i]) for i in range(players)]
+        return self.stub.CreateMatch(referee_pb2.CreateMatchRequest(
+            protocol_version=PV, game=game, variant=variant, seed=seed,
+            options={k: wire.option_value(v) for k, v in (options or {}).items()},
+            time_control=referee_pb2.TimeControl(move_limit_seconds=move_limit, bank_seconds=bank),
+            seats=seats), metadata=self.auth)
+
+    def replay(self, match_id: str, operator: bool = True, api_token: str = "") -> dict[str, Any]:
+        chunks = self.stub.GetReplay(referee_pb2.GetReplayRequest(protocol_version=PV, match_id=match_id,
+                                                                  api_token=api_token),
+                                     metadata=self.auth if operator else None)
+        return json.loads(gzip.decompress(b"".join(c.data for c in chunks)))
+
+    def close(self) -> None:
+        self.channel.close()
+        self.process.terminate()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def bot_process(address: str, token: str, spec: str = "random", cwd: Path = ROOT) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "bots_sdk", "connect", spec, "--referee", address,
+                             "--seat-token", token], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=cwd)
+
+
+class RawSeat:
+    """A hand-driven Play stream: send whatever bytes, read every message."""
+
+    def __init__(self, address: str, token: str) -> None:
+        self.channel = grpc.insecure_channel(address)
+        self.out: queue.Queue = queue.Queue()
+        self.received: list[referee_pb2.RefereeMessage] = []
+        self.inbox: queue.Queue = queue.Queue()
+        call = self.channel.stream_stream("/parlour.v1.Referee/Play", request_serializer=lambda b: b,
+                                          response_deserializer=referee_pb2.RefereeMessage.FromString)
+        self.send_message(referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=token)))
+        self.responses = call(self._requests())
+        self.error: grpc.RpcError | None = None
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _requests(self):
+        while True:
+            item = self.out.get()
+            if item is None:
+                return
+            yield item
+
+    def _read(self) -> None:
+        try:
+            for message in self.responses:
+                self.received.append(message)
+                self.inbox.put(message)
+        except grpc.RpcError as exc:
+            self.error = exc
+        self.inbox.put(None)
+
+    def send_bytes(self, data: bytes) -> None:
+        self.out.put(data)
+
+    def send_message(self, message: referee_pb2.BotMessage) -> None:
+        self.out.put(message.SerializeToString())
+
+    def answer_index(self, decision_id: int, index: int) -> None:
+        self.send_message(referee_pb2.BotMessage(answer=referee_pb2.Answer(
+            protocol_version=PV, decision_id=decision_id, index=index)))
+
+    def next(self, timeout: float = 20.0) -> referee_pb2.RefereeMessage | None:
+        return self.inbox.get(timeout=timeout)
+
+    def close(self) -> None:
+        self.out.put(None)
+        self.responses.cancel()
+        self.channel.close()
