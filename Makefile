@@ -27,10 +27,15 @@ $(STAMP): $(GENERATED) pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The JavaScript example bot's packages (the tests run it against a real referee).
+JSDEPS := examples/js-bot/node_modules/.package-lock.json
+$(JSDEPS): examples/js-bot/package-lock.json
+	cd examples/js-bot && npm ci --silent --no-audit --no-fund
+
 demo: $(STAMP)
 	$(PY) -m bots_sdk demo
 
-test: $(STAMP)
+test: $(STAMP) $(JSDEPS)
 	$(PY) -m pytest -n 2 --dist loadfile
 
 bench: $(STAMP)

@@ -319,3 +319,18 @@ def test_wire_audit_no_seat_or_spectator_learns_a_hidden_card(referee, game, tmp
         if event.HasField("public_view"):
             view = wire.observation_json(event.public_view)
             assert view == public_by_step[event.step], f"spectator event {event.step}"
+
+
+def test_javascript_bot_plays_a_whole_match(referee) -> None:
+    """examples/js-bot knows nothing but the .proto files."""
+    created = referee.create("tussie-mussie", 2, seed=12)
+    js = subprocess.Popen(["node", str(ROOT / "examples" / "js-bot" / "random_bot.js"), "--referee", referee.address,
+                           "--seat-token", created.seat_tokens[0]], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    python = bot_process(referee.address, created.seat_tokens[1])
+    assert js.wait(60) == 0, js.stderr.read()
+    assert python.wait(60) == 0
+    result = json.loads(js.stdout.read())
+    assert result["statuses"] == ["ok", "ok"] and sorted(result["ranks"]) == [1, 2]
+    logs = referee.replay(created.match_id)["bot_logs"]
+    assert logs and all(line["seat"] == 0 and line["line"].startswith("chose ") for line in logs)
