@@ -40,6 +40,7 @@ test: $(STAMP) $(JSDEPS)
 
 bench: $(STAMP)
 	$(PY) bench/engines.py
+	$(PY) bench/referee.py
 
 # Long runs (thousands of random games) never run in CI.
 soak: $(STAMP)

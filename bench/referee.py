@@ -1,0 +1,176 @@
+"""The referee's costs, each beside a baseline measured in the same run.
+
+    python bench/referee.py [--json] [--matches N]
+
+- decision round trip: a random bot process <-> the referee (the referee's measured time from
+  sending a decision to receiving its answer), beside a bare gRPC bidirectional echo of a message
+  of the same size between two processes; first target: ratio <= 2;
+- whole matches per second through the referee (every bot its own process, started once per
+  match) and in-process, per game;
+- the referee's resident memory with 100 concurrent matches open.
+"""
+from __future__ import annotations
+
+import argparse
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import grpc  # noqa: E402
+
+from bots_sdk import RandomBot  # noqa: E402
+from bots_sdk.local import play_match  # noqa: E402
+from referee import wire  # noqa: E402
+from referee.games import GAMES  # noqa: E402
+from referee_process import RefereeProcess, bot_process  # noqa: E402
+
+ECHO_SERVER = r'''
+import asyncio, sys, grpc
+async def echo(requests, context):
+    async for data in requests:
+        yield data
+async def main():
+    server = grpc.aio.server()
+    handler = grpc.stream_stream_rpc_method_handler(echo, None, None)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Echo", {"Echo": handler}),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(port, flush=True)
+    await server.wait_for_termination()
+asyncio.run(main())
+'''
+
+
+def echo_round_trip(size: int, count: int) -> float:
+    """Seconds per round trip of a ``size``-byte message on one bidirectional stream."""
+    server = subprocess.Popen([sys.executable, "-c", ECHO_SERVER], stdout=subprocess.PIPE, text=True)
+    port = int(server.stdout.readline())
+    payload = b"x" * size
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            call = channel.stream_stream("/bench.Echo/Echo", request_serializer=None, response_deserializer=None)
+            import queue
+
+            outgoing: queue.Queue = queue.Queue()
+
+            def requests():
+                while (item := outgoing.get()) is not None:
+                    yield item
+
+            responses = call(requests())
+            for _ in range(20):  # warm up
+                outgoing.put(payload)
+                next(responses)
+            start = time.perf_counter()
+            for _ in range(count):
+                outgoing.put(payload)
+                next(responses)
+            elapsed = time.perf_counter() - start
+            outgoing.put(None)
+            return elapsed / count
+    finally:
+        server.kill()
+
+
+def typical_decision_size(game_id: str) -> int:
+    from parlour.v1 import referee_pb2
+
+    game = GAMES[game_id]
+    config = game.configure(min(game.variant(None).player_counts))
+    state = game.new_state(config, 1)
+    seat = state.to_move()[0]
+    message = referee_pb2.Decision(
+        protocol_version=1, decision_id=1, observation=wire.observation_message(game_id, state.observation(seat)),
+        legal_actions=[referee_pb2.LegalAction(action=wire.action_message(game_id, a), label=state.action_label(seat, a))
+                       for a in state.legal_actions(seat)])
+    return len(message.SerializeToString())
+
+
+def through_referee(referee: RefereeProcess, game_id: str, players: int, seed: int) -> tuple[float, list[dict]]:
+    created = referee.create(game_id, players, seed=seed)
+    start = time.perf_counter()
+    bots = [bot_process(referee.address, token) for token in created.seat_tokens]
+    for b in bots:
+        b.wait(300)
+    elapsed = time.perf_counter() - start
+    return elapsed, referee.replay(created.match_id)["log"]
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--matches", type=int, default=3, help="matches per game through the referee")
+    args = parser.parse_args()
+    figures: dict = {"games": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        referee = RefereeProcess(Path(tmp), join_timeout=600)
+        try:
+            think = []
+            for game_id in sorted(GAMES):
+                players = min(GAMES[game_id].variant(None).player_counts)
+                walls, decisions = [], 0
+                for i in range(args.matches):
+                    wall, log = through_referee(referee, game_id, players, seed=100 + i)
+                    walls.append(wall)
+                    bot_entries = [e["think_ms"] for e in log if e["source"] == "bot"]
+                    think += bot_entries
+                    decisions += len(bot_entries)
+                start = time.perf_counter()
+                local_matches = 0
+                while time.perf_counter() - start < 1.0:
+                    play_match(game_id, [RandomBot() for _ in range(players)], seed=local_matches)
+                    local_matches += 1
+                local_rate = local_matches / (time.perf_counter() - start)
+                figures["games"][game_id] = {
+                    "players": players,
+                    "referee_matches_per_second": round(len(walls) / sum(walls), 3),
+                    "in_process_matches_per_second": round(local_rate, 2),
+                    "ratio": round(local_rate / (len(walls) / sum(walls)), 1),
+                    "decisions_per_match": decisions // len(walls),
+                }
+            size = typical_decision_size("tussie-mussie")
+            echo = echo_round_trip(size, 500) * 1000
+            decision = statistics.median(think)
+            figures["decision_round_trip_ms"] = round(decision, 3)
+            figures["echo_round_trip_ms"] = round(echo, 3)
+            figures["decision_message_bytes"] = size
+            figures["round_trip_ratio"] = round(decision / echo, 2)
+            before = rss_kib(referee.process.pid)
+            for i in range(100):
+                referee.create("tussie-mussie", 4, seed=i)
+            after = rss_kib(referee.process.pid)
+            figures["referee_rss_mib_idle"] = round(before / 1024, 1)
+            figures["referee_rss_mib_100_open_matches"] = round(after / 1024, 1)
+        finally:
+            referee.close()
+    if args.json:
+        print(json.dumps(figures))
+        return
+    print(f"decision round trip (median, referee <-> bot process): {figures['decision_round_trip_ms']:.3f} ms")
+    print(f"bare gRPC bidi echo of {size} bytes:                  {figures['echo_round_trip_ms']:.3f} ms")
+    print(f"ratio: {figures['round_trip_ratio']:.2f}x (first target <= 2x)")
+    print(f"{'game':<14} {'via referee /s':>15} {'in-process /s':>14} {'ratio':>7}   (bot processes start per match)")
+    for game_id, row in figures["games"].items():
+        print(f"{game_id:<14} {row['referee_matches_per_second']:>15.3f} {row['in_process_matches_per_second']:>14.2f} "
+              f"{row['ratio']:>6.1f}x")
+    print(f"referee memory: {figures['referee_rss_mib_idle']} MiB idle, "
+          f"{figures['referee_rss_mib_100_open_matches']} MiB with 100 open matches")
+
+
+if __name__ == "__main__":
+    main()
