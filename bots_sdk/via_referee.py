@@ -19,32 +19,37 @@ from referee.timecontrol import TimeControl
 PV = wire.PROTOCOL_VERSION
 
 
-class LocalReferee:
-    """A referee subprocess on a free port, with a fresh operator token."""
+class RefereeClient:
+    """An operator's connection to a referee: creates matches and fetches their replays."""
 
-    def __init__(self) -> None:
-        self.token = secrets.token_urlsafe(16)
-        env = dict(os.environ, PARLOUR_OPERATOR_TOKEN=self.token)
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.1", "--port", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-        line = self.process.stdout.readline()
-        if "listening on" not in line:
-            self.close()
-            raise RuntimeError(f"the referee did not start: {line!r}")
-        self.address = line.split("listening on", 1)[1].split()[0]
-        self.channel = grpc.insecure_channel(self.address)
+    def __init__(self, address: str, operator_token: str) -> None:
+        self.address = address
+        self.token = operator_token
+        self.channel = grpc.insecure_channel(address)
         self.stub = referee_pb2_grpc.RefereeStub(self.channel)
 
     def create_match(self, game: str, variant: str, options: dict[str, Any], seed: int,
-                     time_control: TimeControl, names: list[str]) -> referee_pb2.CreateMatchResponse:
+                     time_control: TimeControl, names: list[str], remote_bots: list[str] | None = None,
+                     seats: list[dict[str, Any]] | None = None) -> referee_pb2.CreateMatchResponse:
+        remote_bots = remote_bots or [""] * len(names)
+        attributes = seats or [{} for _ in names]
         request = referee_pb2.CreateMatchRequest(
             protocol_version=PV, game=game, variant=variant,
             options={k: wire.option_value(v) for k, v in options.items()}, seed=seed,
             time_control=referee_pb2.TimeControl(move_limit_seconds=time_control.move_limit,
                                                  bank_seconds=time_control.bank),
-            seats=[referee_pb2.SeatSetup(bot=name) for name in names])
+            seats=[referee_pb2.SeatSetup(bot=name, remote_bot=remote, attributes={k: str(v) for k, v in a.items()})
+                   for name, remote, a in zip(names, remote_bots, attributes)])
         return self.stub.CreateMatch(request, metadata=[("authorization", f"Bearer {self.token}")])
+
+    def wait_for_replay(self, match_id: str, timeout: float | None = None) -> dict[str, Any]:
+        """Follow the match's spectator stream to its end, then fetch the replay."""
+        watch = self.stub.WatchMatch(referee_pb2.WatchMatchRequest(protocol_version=PV, match_id=match_id),
+                                     timeout=timeout)
+        for event in watch:
+            if event.finished:
+                break
+        return self.replay(match_id)
 
     def replay(self, match_id: str) -> dict[str, Any]:
         chunks = self.stub.GetReplay(referee_pb2.GetReplayRequest(protocol_version=PV, match_id=match_id),
@@ -52,8 +57,26 @@ class LocalReferee:
         return json.loads(gzip.decompress(b"".join(c.data for c in chunks)))
 
     def close(self) -> None:
-        if getattr(self, "channel", None):
-            self.channel.close()
+        self.channel.close()
+
+
+class LocalReferee(RefereeClient):
+    """A referee subprocess on a free port, with a fresh operator token."""
+
+    def __init__(self, extra_args: list[str] | None = None, env: dict[str, str] | None = None) -> None:
+        token = secrets.token_urlsafe(16)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.1", "--port", "0", *(extra_args or [])],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            env=dict(os.environ, **(env or {}), PARLOUR_OPERATOR_TOKEN=token))
+        line = self.process.stdout.readline()
+        if "listening on" not in line:
+            self.process.kill()
+            raise RuntimeError(f"the referee did not start: {line!r}")
+        super().__init__(line.split("listening on", 1)[1].split()[0], token)
+
+    def close(self) -> None:
+        super().close()
         self.process.terminate()
         try:
             self.process.wait(5)
@@ -67,15 +90,23 @@ class LocalReferee:
         self.close()
 
 
-def play_via_referee(referee: LocalReferee, game: str, variant: str, options: dict[str, Any], seed: int,
-                     time_control: TimeControl, bot_specs: list[str], names: list[str]) -> dict[str, Any]:
-    """One match; returns its replay (the result is ``replay["result"]``)."""
-    created = referee.create_match(game, variant, options, seed, time_control, names)
+def play_via_referee(referee: RefereeClient, game: str, variant: str, options: dict[str, Any], seed: int,
+                     time_control: TimeControl, bot_specs: list[str | None], names: list[str],
+                     remote_bots: list[str] | None = None, seats: list[dict[str, Any]] | None = None,
+                     timeout: float | None = None) -> dict[str, Any]:
+    """One match, each local bot in its own SDK process (a seat whose spec is None is a remote
+    bot's, offered on its Connect stream); returns the replay (the result is ``replay["result"]``)."""
+    created = referee.create_match(game, variant, options, seed, time_control, names, remote_bots, seats)
     bots = [
         subprocess.Popen([sys.executable, "-m", "bots_sdk", "connect", spec, "--referee", referee.address,
-                          "--seat-token", token], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for spec, token in zip(bot_specs, created.seat_tokens)
+                          "--seat-token", token], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for spec, token in zip(bot_specs, created.seat_tokens) if spec is not None
     ]
-    for process in bots:
-        process.wait()
-    return referee.replay(created.match_id)
+    try:
+        for process in bots:
+            process.wait(timeout)
+    finally:
+        for process in bots:  # a bot still running once the match is over is not needed
+            if process.poll() is None:
+                process.kill()
+    return referee.wait_for_replay(created.match_id, timeout)

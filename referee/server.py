@@ -398,7 +398,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
 
     # ------------------------------------------------------------------ Connect
     async def Connect(self, request, context):
-        bot_id = self.verifier(request.api_token)
+        bot_id = await asyncio.to_thread(self.verifier, request.api_token)  # it may do I/O
         if not bot_id:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked API token")
         queue: asyncio.Queue = asyncio.Queue()
@@ -446,7 +446,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
         if room.replay is not None:
             replay = dict(room.replay)
-            replay["bot_logs"] = self.visible_logs(room, request, context)
+            replay["bot_logs"] = await self.visible_logs(room, request, context)
         else:  # live: the public part only, no seed, no seat views
             m = room.match
             replay = {"header": {"format": FORMAT, "format_version": FORMAT_VERSION, "game": m.config.game,
@@ -459,10 +459,10 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             yield referee_pb2.ReplayChunk(protocol_version=PV, data=data[start:start + REPLAY_CHUNK],
                                           last=start + REPLAY_CHUNK >= len(data))
 
-    def visible_logs(self, room: Room, request, context) -> list[dict]:
+    async def visible_logs(self, room: Room, request, context) -> list[dict]:
         if self.is_operator(context):
             return list(room.match.bot_logs)
-        bot_id = self.verifier(request.api_token) if request.api_token else None
+        bot_id = await asyncio.to_thread(self.verifier, request.api_token) if request.api_token else None
         if not bot_id:
             return []
         mine = {s for s, remote in enumerate(room.remote_bots) if remote == bot_id}

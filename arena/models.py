@@ -1,0 +1,190 @@
+"""The arena's records: bots and their versions, matches with their seats, tournaments, ratings."""
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+GAME_CHOICES = [
+    ("tussie-mussie", "Tussie Mussie"),
+    ("tricky-twist", "Tricky Twist"),
+    ("misty", "Misty"),
+    ("bszzzz", "Bszzzz!"),
+]
+
+
+class Bot(models.Model):
+    HOUSE, UPLOAD, REMOTE = "house", "upload", "remote"
+    KINDS = [(HOUSE, "house bot"), (UPLOAD, "uploaded file"), (REMOTE, "remote (API token)")]
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="bots")  # null: a house bot
+    name = models.CharField(max_length=64)
+    game = models.CharField(max_length=32, choices=GAME_CHOICES)
+    kind = models.CharField(max_length=8, choices=KINDS)
+    active = models.BooleanField(default=True)
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "game", "name"], name="bot_name_per_owner_game")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def latest_version(self) -> BotVersion | None:
+        return self.versions.order_by("-number").first()
+
+
+class BotVersion(models.Model):
+    """What actually plays: a house bot spec, an uploaded file, or a remote bot's identity."""
+
+    PENDING, ACTIVE, REJECTED, RETIRED = "pending", "active", "rejected", "retired"
+    STATES = [(s, s) for s in (PENDING, ACTIVE, REJECTED, RETIRED)]
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    spec = models.CharField(max_length=300)  # "random", "greedy", or "path/to/file.py:ClassName"
+    sha256 = models.CharField(max_length=64, blank=True)
+    state = models.CharField(max_length=10, choices=STATES, default=ACTIVE)
+    smoke_report = models.TextField(blank=True)
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["bot", "number"], name="version_number_per_bot")]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+    @property
+    def owner_id(self) -> int | None:
+        return self.bot.owner_id
+
+
+class ApiToken(models.Model):
+    """A remote bot's API token, stored hashed; shown once at creation."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="tokens")
+    token_hash = models.CharField(max_length=64, unique=True)
+    created = models.DateTimeField(default=timezone.now)
+    revoked = models.DateTimeField(null=True, blank=True)
+
+    @staticmethod
+    def hash(token: str) -> str:
+        return hashlib.sha256(token.encode()).hexdigest()
+
+    @classmethod
+    def issue(cls, bot: Bot) -> tuple[ApiToken, str]:
+        token = secrets.token_urlsafe(32)
+        return cls.objects.create(bot=bot, token_hash=cls.hash(token)), token
+
+
+class Tournament(models.Model):
+    SWISS, ROUND_ROBIN = "swiss", "round-robin"
+    FORMATS = [(SWISS, "Swiss"), (ROUND_ROBIN, "round robin")]
+    CREATED, RUNNING, FINISHED = "created", "running", "finished"
+
+    name = models.CharField(max_length=100)
+    game = models.CharField(max_length=32, choices=GAME_CHOICES)
+    variant = models.CharField(max_length=32, default="standard")
+    options = models.JSONField(default=dict)
+    format = models.CharField(max_length=12, choices=FORMATS)
+    rounds = models.PositiveIntegerField()
+    table_size = models.PositiveIntegerField()
+    table_sizes = models.JSONField(default=list)  # allowed sizes when tables may differ
+    duplicate = models.BooleanField(default=False)
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=10, default=CREATED)
+    created = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Entry(models.Model):
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="entries")
+    label = models.CharField(max_length=80)  # "random#2": a repeated house bot is a separate entrant
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tournament", "label"], name="entry_label_per_tournament")]
+
+
+class Round(models.Model):
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_set")
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, default="playing")
+    byes = models.JSONField(default=list)  # entry ids
+    repeat_rate = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="round_number")]
+
+
+class Match(models.Model):
+    SCHEDULED, RUNNING, FINISHED, ABORTED = "scheduled", "running", "finished", "aborted"
+
+    key = models.CharField(max_length=120, unique=True)  # one record per scheduled match, ever
+    game = models.CharField(max_length=32, choices=GAME_CHOICES)
+    variant = models.CharField(max_length=32, default="standard")
+    options = models.JSONField(default=dict)
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=10, default=SCHEDULED)
+    tournament = models.ForeignKey(Tournament, null=True, blank=True, on_delete=models.CASCADE, related_name="matches")
+    round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.CASCADE, related_name="matches")
+    ladder = models.CharField(max_length=200, blank=True)  # the ladder key, for ladder matches
+    replay_path = models.CharField(max_length=300, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    created = models.DateTimeField(default=timezone.now)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status"]), models.Index(fields=["-finished"])]
+
+
+class MatchSeat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveIntegerField()
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
+    entry = models.ForeignKey(Entry, null=True, blank=True, on_delete=models.CASCADE, related_name="seats")
+    attributes = models.JSONField(default=dict)
+    status = models.CharField(max_length=12, blank=True)
+    score = models.FloatField(null=True)
+    rank = models.PositiveIntegerField(null=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["match", "seat"], name="seat_per_match")]
+        ordering = ["seat"]
+
+
+class Rating(models.Model):
+    """One bot version's OpenSkill rating on one ladder (game, variant and rule options)."""
+
+    ladder = models.CharField(max_length=200)
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="ratings")
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    updated = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["ladder", "bot_version"], name="rating_per_ladder")]
+        indexes = [models.Index(fields=["ladder", "-mu"])]
+
+    @property
+    def conservative(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+class RatingHistory(models.Model):
+    rating = models.ForeignKey(Rating, on_delete=models.CASCADE, related_name="history")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["rating", "match"], name="one_change_per_match")]

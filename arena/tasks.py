@@ -1,0 +1,63 @@
+"""Celery tasks: a task is a whole match (never a move), recorded exactly once."""
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+from django.utils import timezone
+
+from .celery import app
+from .models import Match
+
+log = logging.getLogger("parlour.arena")
+
+
+@app.task(acks_late=True, reject_on_worker_lost=True)
+def run_match(match_id: int) -> str:
+    """Play one scheduled match and record it once: a redelivered or duplicated task finds the
+    match recorded and does nothing; a worker killed mid-match leaves it to be played again."""
+    match = Match.objects.get(pk=match_id)
+    if match.status in (Match.FINISHED, Match.ABORTED):
+        return "already recorded"
+    Match.objects.filter(pk=match_id, status=Match.SCHEDULED).update(status=Match.RUNNING)
+    from .runner import play
+
+    replay = play(match)
+    recorded = record(match_id, replay)
+    if recorded:
+        from .tournaments import after_match
+
+        after_match(Match.objects.get(pk=match_id))
+    return "recorded" if recorded else "already recorded"
+
+
+def record(match_id: int, replay: dict) -> bool:
+    """Write the result, the seats and the ratings in one transaction; False if already done."""
+    from .ratings import rate_match
+
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match_id)
+        if match.status in (Match.FINISHED, Match.ABORTED):
+            return False
+        result = replay.get("result", {})
+        seats = list(match.seats.order_by("seat"))
+        for seat in seats:
+            seat.score = result["scores"][seat.seat]
+            seat.rank = result["ranks"][seat.seat]
+            seat.status = result["statuses"][seat.seat]
+            seat.save(update_fields=["score", "rank", "status"])
+        match.result = result
+        match.replay_path = replay.get("_path", "")
+        match.status = Match.FINISHED
+        match.finished = timezone.now()
+        match.save()
+        rate_match(match)
+    return True
+
+
+@app.task
+def ladder_tick() -> int:
+    """Keep the ladders playing (Celery beat calls this)."""
+    from .ladder import schedule_ladder_matches
+
+    return schedule_ladder_matches()
