@@ -24,11 +24,14 @@ Choices where the rulebook and rulings.md are silent (the platform's):
 - ``take_back`` may return any of the seat's number-card false tricks, the 7 just recovered
   included; taken with no false trick it is simply spent (the seat is not asked). The returned
   card is public: every seat knows it is in that hand until it is played again.
-- ``flip`` and var_4 act on number-card piles only for flip (a trick, choosing its top card, or a
-  false trick); var_4 may target any false trick that has a value (a number card, a framed
-  var_1-3 face, a flipped trick), and only within 1..12. A seat's round-end steps come in the fixed
+- ``flip`` turns a number-card pile only (a trick, choosing its top card, or a false trick), not
+  a Bonus card. var_4 may target any false trick that has a value (a number card, a framed
+  var_1-3 face, a flipped trick), only within 1..12. A seat's round-end steps come in the fixed
   order flip, wild_pile, var_1, var_2, var_3, var_4, one action per card held, so var_4 sees the
   seat's earlier choices. Seats that hold none of these cards are not asked.
+- During the reserve picks, ``hand_counts`` still count a pending pick in its hand (nobody can
+  tell who has picked). With ``after_draw``, the draws made just before the round ended stay
+  shown (``draws``) in the round-end phase.
 - Round-end flips, faces and adjustments are revealed in the round summary (``rounds[i].choices``).
 - In a simultaneous phase (reserve picks, round-end choices) the observations' ``to_move`` lists
   every seat taking part, so nobody can see who has already answered; ``state.to_move()`` still
@@ -87,7 +90,6 @@ from .data import (
     RESERVE_SIZE,
     SCORING_CARD_IDS,
     SCORING_CARDS,
-    VARIABLE_BONUS,
     VARIABLE_FAMILIES,
     VARIABLE_VALUES,
 )
@@ -184,7 +186,7 @@ def effective_piles(
                 falses = [f for f in falses if f["id"] != card]
                 piles.append([card])
         elif kind == "wild_pile":
-            if action["as"] == "trick":
+            if action["status"] == "trick":
                 piles.append(["wild_pile"])
             else:
                 falses.append({"id": "wild_pile", "value": None, "family": None})
@@ -211,6 +213,18 @@ def cards_json(cards: list[str]) -> list[dict[str, Any]]:
 
 def sort_cards(cards: list[str]) -> list[str]:
     return sorted(cards, key=CARD_ORDER.__getitem__)
+
+
+def bonus_text(bonus: str, framed: bool) -> str:
+    """What a Bonus card does this round (a variable card shows the face matching the round)."""
+    if bonus in BONUS_TEXT:
+        return BONUS_TEXT[bonus]
+    if not framed:
+        return "a false trick of family " + " or ".join(VARIABLE_FAMILIES[bonus]) + ", no value"
+    if bonus == ADJUST_BONUS:
+        return "at round end, one of your false tricks' value +1 or -1 (within 1-12)"
+    values = VARIABLE_VALUES[bonus]
+    return "a false trick of value " + ", ".join(map(str, values)) + " (your choice), no family"
 
 
 FAMILY_BIT = {f: 1 << i for i, f in enumerate(FAMILIES)}
@@ -362,7 +376,8 @@ class TrickyTwistState(GameState):
             actions += [{"type": "flip", "card": f["id"], "to": "trick"}
                         for f in falses if f["id"] in CARD_VALUE]
         elif bonus == "wild_pile":
-            actions += [{"type": "wild_pile", "as": "trick"}, {"type": "wild_pile", "as": "false_trick"}]
+            actions += [{"type": "wild_pile", "status": "trick"},
+                        {"type": "wild_pile", "status": "false_trick"}]
         elif not self.framed:
             actions += [{"type": "variable", "bonus": bonus, "family": f}
                         for f in VARIABLE_FAMILIES[bonus]]
@@ -407,7 +422,7 @@ class TrickyTwistState(GameState):
                 return f"flip the trick with the {name(action['card'])} on top into a false trick"
             return f"flip the false trick {name(action['card'])} into a trick"
         if kind == "wild_pile":
-            return f"wild_pile counts as a {action['as'].replace('_', ' ')}"
+            return f"wild_pile counts as a {action['status'].replace('_', ' ')}"
         if kind == "variable":
             what = action.get("family") or action.get("value")
             return f"{action['bonus']}: a false trick of {what}"
@@ -559,7 +574,7 @@ class TrickyTwistState(GameState):
 
     # ------------------------------------------------------------------ round end and scoring
     def end_round(self) -> None:
-        self.trick, self.draws = [], []
+        # self.draws stays: with after_draw, the last draws happened and everyone saw them
         self.batch = [s for s in range(self.n) if self.round_end_steps(s)]
         self.choices = [[] for _ in range(self.n)]
         if self.batch:
@@ -609,6 +624,7 @@ class TrickyTwistState(GameState):
         hand_counts = [len(h) + (p is not None) for h, p in zip(self.hands, self.picks)]
         return {
             "game": "tricky-twist",
+            "variant": self.config.variant,
             "round": self.round,
             "rounds": _copy_json(self.history),
             "phase": self.phase,
@@ -619,6 +635,7 @@ class TrickyTwistState(GameState):
                              SCORING_CARDS[self.scoring_card].items() if k in ("framed", "text")}},
             "bonus": {
                 "face": "framed" if self.framed else "unframed",
+                "text": {b: bonus_text(b, self.framed) for b in BONUS_IDS},
                 "available": list(self.bonus_available),
                 "held": [list(b) for b in self.bonus_held],
                 "spent": list(self.bonus_spent),
@@ -635,6 +652,9 @@ class TrickyTwistState(GameState):
             "false_tricks": [cards_json(f) for f in self.false_tricks],
             "log": [self.log_json(rec) for rec in self.log],
             "totals": list(self.totals),
+            # the observing seat's own part: empty for a spectator
+            "hand": [], "reserve": [], "pending_pick": None, "round_end_steps": [],
+            "my_choices": [],
         }
 
     @staticmethod
@@ -643,7 +663,7 @@ class TrickyTwistState(GameState):
                 "plays": [{"seat": s, "card": card_json(c)} for s, c in rec["plays"]],
                 "winner": rec["winner"], "trick": cards_json(rec["trick"]),
                 "false_tricks": [{"seat": s, "card": card_json(c)} for s, c in rec["false_tricks"]],
-                "bonus": [list(b) for b in rec["bonus"]],
+                "bonus": [{"seat": s, "bonus": b} for s, b in rec["bonus"]],
                 "take_back": [{"seat": s, "card": card_json(c) if c else None}
                               for s, c in rec["take_back"]]}
 
@@ -745,6 +765,12 @@ class TrickyTwistState(GameState):
             raise PositionError("a Bonus card is in two places, or unknown")
         if self.phase in SEQUENTIAL_PHASES and not 0 <= self.turn < n:
             raise PositionError("turn is not a seat")
+        if self.phase == "draw" and (not self.reserves[self.turn]
+                                     or self.turn != (self.leader + self.draw_offered) % n):
+            raise PositionError("the draw is offered to the seat draw_offered places from the "
+                                "leader, and only to a seat with a reserve")
+        if self.phase == "play" and self.turn != (self.leader + len(self.trick)) % n:
+            raise PositionError("the seat to play is the next one after the trick's cards")
         for s in range(n):
             for a in self.choices[s]:
                 if not isinstance(a, dict) or "type" not in a:
@@ -805,7 +831,7 @@ class TrickyTwistState(GameState):
         if self.phase == "reserve":
             return [ALL_FAMILIES] * count
         records = list(self.log)
-        if self.phase in ("draw", "play"):
+        if self.phase in ("draw", "play", "round_end"):
             records.append({"draws": self.draws, "plays": self.trick, "take_back": []})
         entries = [0] * (len(CARD_IDS) // self.n - RESERVE_SIZE)
         voids: list[tuple[str, int]] = []
