@@ -1,6 +1,6 @@
 """Greedy house bot for Misty.
 
-Draft: place the card (and cell) that gives the best window once activated, where the cells still
+Draft: take the card, and then place it on the cell, that give the best window once activated, where the cells still
 empty are imagined filled with still cards worth 1 (they will hold something, so an arrow pointing
 into the window will hit a card), trying every 3x4 / 4x3 box the window may still become.
 Activation: search the orders of its arrow cards for the best points (meals never change points).
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from referee.games.misty.data import MOVES
+from referee.games.misty.engine import legal_cells
 
 from ..bot import Bot
 from ..decision import Decision
@@ -117,6 +118,10 @@ def greedy_order(grid: Grid, rows: int, cols: int, overlapping: bool) -> tuple[i
 class GreedyBot(Bot):
     name = "greedy"
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._plan: tuple | None = None  # (draft step, cell) chosen with the card at the take step
+
     def decide(self, decision: Decision) -> dict[str, Any]:
         legal = decision.legal_actions
         if len(legal) == 1:
@@ -125,8 +130,8 @@ class GreedyBot(Bot):
         obs = decision.observation
         overlapping = decision.options.get("smile_pairs") == "overlapping"
         window = obs["windows"][decision.seat]
-        if kind == "place":
-            return self.place(legal, window, obs["boxes"], overlapping)
+        if kind in ("take", "place"):
+            return self.draft(kind, legal, window, obs, overlapping)
         if kind == "activate":
             grid = self.grid(window)
             _, order = best_order(grid, window["rows"], window["cols"], overlapping)
@@ -143,20 +148,43 @@ class GreedyBot(Bot):
         return {(c["row"], c["col"]): [DONE if card["id"] in inert else card["kind"] for card in c["cards"]]
                 for c in window["cells"]}
 
-    def place(self, legal: list[dict[str, Any]], window: dict[str, Any], boxes: list, overlapping: bool) -> dict[str, Any]:
+    def draft(self, step: str, legal: list[dict[str, Any]], window: dict[str, Any], obs: dict[str, Any],
+              overlapping: bool) -> dict[str, Any]:
+        """Score every (card, cell) pair still open; take the best card, then place it on its cell."""
+        if step == "place" and self._plan is not None:
+            key, cell = self._plan
+            action = {"type": "place", "row": cell[0], "col": cell[1]}
+            if key == self.step_key(obs) and action in legal:
+                return action
         grid = self.grid(window)
-        shapes = {tuple(b) for b in boxes} | {(b[1], b[0]) for b in boxes}
+        boxes = [tuple(b) for b in obs["boxes"]]
+        shapes = set(boxes) | {(b[1], b[0]) for b in boxes}
+        if step == "take":
+            kinds = [(a["kind"], a["motif"]) for a in legal]
+            cells = legal_cells(grid, boxes)
+        else:
+            kinds = [(obs["pending"]["kind"], obs["pending"]["motif"])]
+            cells = [(a["row"], a["col"]) for a in legal]
         best, best_value = [], float("-inf")
-        for action in legal:
-            cell = (action["row"], action["col"])
-            trial = dict(grid)
-            trial[cell] = [action["kind"]]
-            value = self.value(trial, shapes, overlapping)
-            if value > best_value:
-                best, best_value = [action], value
-            elif value == best_value:
-                best.append(action)
-        return self.rng.choice(best)
+        for km in kinds:
+            for cell in cells:
+                trial = dict(grid)
+                trial[cell] = [km[0]]
+                value = self.value(trial, shapes, overlapping)
+                if value > best_value:
+                    best, best_value = [(km, cell)], value
+                elif value == best_value:
+                    best.append((km, cell))
+        (kind, motif), cell = self.rng.choice(best)
+        if step == "take":
+            self._plan = (self.step_key(obs), cell)
+            return {"type": "take", "kind": kind, "motif": motif}
+        return {"type": "place", "row": cell[0], "col": cell[1]}
+
+    @staticmethod
+    def step_key(obs: dict[str, Any]) -> tuple:
+        draft = obs["draft"]
+        return obs["round"], draft["phase"], draft["pick"]
 
     @staticmethod
     def value(grid: Grid, shapes: set, overlapping: bool) -> float:

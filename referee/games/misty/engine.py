@@ -1,46 +1,58 @@
 """Misty: the rules, top to bottom.
 
-A round: construction (a simultaneous draft: every seat picks a card from its hand and the cell where
-it goes, all reveal together, the rest of the hands pass; standard: 6 cards dealt twice, passing
-left then right, into a 3x4 or 4x3 window; ``variant=beginner``: 3 cards three times, left, right,
-left, into a 3x3 window), then activation (seat by seat from the first player: the owner moves its
-arrow cards in the order it likes, then its monsters eat flowers), then scoring. The highest points
-win the round (ties all win it); the first seat alone at 2+ round wins takes the match; at
-``round_cap`` rounds, most round wins then most points over all rounds (ties share). Score = round
-wins.
+A round: construction (a simultaneous draft: every seat takes a card from its hand and chooses the
+cell where it goes, all are revealed together, the rest of the hands pass; standard: 6 cards dealt
+twice, passing left then right, into a 3x4 or 4x3 window; ``variant=beginner``: 3 cards three
+times, left, right, left, into a 3x3 window), then activation (seat by seat from the first player:
+the owner moves its arrow cards in the order it likes, then its monsters eat flowers), then
+scoring. The highest points win the round (ties all win it); the first seat alone at 2+ round wins
+takes the match; at ``round_cap`` rounds, most round wins then most points over all rounds (ties
+share). Score = round wins.
+
+A draft step is two sealed decisions per seat: ``{"type": "take", "kind", "motif"}`` (which card:
+copies of a kind and motif are interchangeable, so actions never name a copy), then ``{"type":
+"place", "row", "col"}`` (its cell). Nothing is revealed until every seat has placed its card.
 
 Coordinates: during construction, relative to the seat's first card at (0, 0), rows growing
 downward (so they may be negative); when construction ends, every window is renumbered from its
 top-left corner, (0, 0) to (rows-1, cols-1).
 
 Choices where rulings.md and the rulebook are silent (the platform's):
+- The draft choice is split in two steps (the card, then its cell), both sealed: one list of every
+  card x cell pair would run to ~100 actions.
 - The first player is seat 0 in round 1 and moves one seat left each round (it only orders the
   activation decisions; windows never interact).
-- Every seat is asked at every draft step, even when its choice is forced (being asked must reveal
-  nothing). An activation decision with a single option is played by the engine, not asked (windows
-  are public, so this reveals nothing).
-- Taking a (kind, motif) takes the lowest-numbered copy of it in the hand (copies are interchangeable).
+- Every seat is asked at every draft step, even when its choice is forced, and observations list
+  every seat as asked until the step is revealed (being asked, or having answered, reveals
+  nothing). An activation decision with a single option is played by the engine, not asked
+  (windows are public, so this reveals nothing).
+- Taking a (kind, motif) takes the lowest-numbered copy of it in the hand.
 - Each arrow card is activated at most once; "covered" means not on top of its cell. A card moving
   onto an empty cell (emptied by an earlier move or meal) simply lands there.
 - Meals: one decision per meal, naming both the monster and the flower (the owner chooses which
-  monster eats first and which flower). A monster that has eaten eats no more. A flower "alone on its
-  cell" is the only card of its cell.
+  monster eats first and which flower). A monster that has eaten eats no more. A flower "alone on
+  its cell" is the only card of its cell.
 - Smile pairs count only smiles alone on their cell (a stack scores 0 as a whole).
-- Card ids (fixed per physical copy) are shown; legal actions name (kind, motif, cell) only.
+- Card ids (fixed per physical copy) are shown in hands and windows.
+- Each round deals its cards (12 or 9 per seat) from all 54 shuffled; the others stay out unseen.
 - The match end is checked after every round; ``round_cap`` counts every round played, play-off
   rounds included, in both variants.
 
 Position JSON (``to_position()["state"]``), every card by its id (data.CARD_IDS):
 ``round`` (1-based), ``first`` (first player of the round), ``stage`` (``draft`` | ``activation`` |
 ``over``), ``draft_phase`` (0-based index into the variant's phases), ``pick`` (0-based pick within
-the phase), ``deck`` (undealt cards, next dealt first), ``hands`` (per seat, the cards it holds now),
-``pending`` (per seat, its sealed draft action or null), ``windows`` (per seat, ``[row, col,
-[card ids bottom to top]]`` for every non-empty cell), ``sizes`` (per seat ``[rows, cols]`` once
-construction has ended, else null), ``active`` (the seat activating, or null), ``moved`` (per seat,
-the arrow cards already activated), ``fed`` (per seat, the monsters that have eaten), ``log`` (this
-round's events: ``reveal``, ``move``, ``eat``), ``rounds`` (finished rounds: ``points``,
-``winners``, final ``windows``). A hand-built position in the activation stage is advanced through
-forced steps on load.
+the phase), ``deck`` (the cards still to be dealt this round, next dealt first; cards in no list
+are out of the round), ``hands`` (per seat, the cards it holds now), ``pending`` (per seat, its
+sealed choice of this step: null, ``{"kind", "motif"}``, or ``{"kind", "motif", "row", "col"}``),
+``windows`` (per seat, ``[row, col, [card ids bottom to top]]`` for every non-empty cell),
+``sizes`` (per seat ``[rows, cols]`` once construction has ended, else null), ``active`` (the seat
+activating, or null), ``moved`` (per seat, the arrow cards already activated), ``fed`` (per seat,
+the monsters that have eaten), ``log`` (this round's events: ``{"event": "reveal", "phase",
+"pick", "placements": [{"seat", "card", "row", "col"}]}``, ``{"event": "move", "seat", "card",
+"row", "col", "to_row", "to_col"}`` (no ``to_*`` when the card left the window), ``{"event":
+"eat", "seat", "monster", "flower", "row", "col", "to_row", "to_col"}``),
+``rounds`` (finished rounds: ``round``, ``points``, ``winners``, final ``windows``). A hand-built
+position in the activation stage is advanced through forced steps when loaded.
 """
 from __future__ import annotations
 
@@ -61,7 +73,7 @@ from ..interface import (
 )
 from ..ranking import ranks_with_tiebreak
 from ..seeding import draw_seed, stream
-from .data import CARD_IDS, CARDS, KIND_ORDER, MOVES, POINTS
+from .data import CARD_IDS, CARDS, MOVES, POINTS
 
 Cell = tuple[int, int]
 Window = dict[Cell, list[str]]  # cell -> card ids, bottom to top
@@ -77,10 +89,9 @@ WINS_NEEDED = 2
 NEIGHBOURS = tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
 ORDER = {card_id: i for i, card_id in enumerate(CARD_IDS)}
 KIND = {card_id: card.kind for card_id, card in CARDS.items()}
-ARROWS = frozenset(MOVES)
-MOTIF_NAME = {(c.kind, c.motif): c.name for c in CARDS.values()}
 KIND_MOTIF = {card_id: (card.kind, card.motif) for card_id, card in CARDS.items()}
-KIND_MOTIF_ORDER = {km: (KIND_ORDER.index(km[0]), km[1]) for km in MOTIF_NAME}
+MOTIF_NAME = {(c.kind, c.motif): c.name for c in CARDS.values()}
+ARROWS = frozenset(MOVES)
 
 OPTIONS = (
     OptionSpec("smile_pairs", "choice", "disjoint", ("disjoint", "overlapping"),
@@ -98,23 +109,25 @@ def card_json(card_id: str) -> dict[str, Any]:
             "moves": c.kind if c.kind in ARROWS else None}
 
 
-# Action dicts are interned: the legal lists are rebuilt at every draft step and are read-only by
-# contract, so they are gathered from here rather than built anew.
-_PLACE: dict[tuple[str, str], dict[Cell, Action]] = {}
+# Actions are interned: legal lists are rebuilt at every step and are read-only by contract.
+_TAKE: dict[tuple[str, str], Action] = {
+    km: {"type": "take", "kind": km[0], "motif": km[1]} for km in MOTIF_NAME}
+_PLACE: dict[Cell, Action] = {}
+_ACTIVATE: dict[Cell, Action] = {}
 
 
-def place_action(kind: str, motif: str, row: int, col: int) -> Action:
-    cells = _PLACE.setdefault((kind, motif), {})
-    action = cells.get((row, col))
+def place_action(cell: Cell) -> Action:
+    action = _PLACE.get(cell)
     if action is None:
-        action = cells[(row, col)] = {"type": "place", "kind": kind, "motif": motif, "row": row, "col": col}
+        action = _PLACE[cell] = {"type": "place", "row": cell[0], "col": cell[1]}
     return action
 
 
-for _kind, _motif in MOTIF_NAME:  # every cell a window can use: within 3 of its first card
-    for _row in range(-3, 4):
-        for _col in range(-3, 4):
-            place_action(_kind, _motif, _row, _col)
+def activate_action(cell: Cell) -> Action:
+    action = _ACTIVATE.get(cell)
+    if action is None:
+        action = _ACTIVATE[cell] = {"type": "activate", "row": cell[0], "col": cell[1]}
+    return action
 
 
 # ---------------------------------------------------------------------------------- construction
@@ -124,58 +137,76 @@ def box_limits(boxes: Iterable[Cell]) -> tuple[int, int, int]:
     return max(b[0] for b in boxes), max(b[1] for b in boxes), max(b[0] + b[1] for b in boxes)
 
 
+def neighbours(cell: Cell) -> tuple[Cell, ...]:
+    """The 8 cells touching ``cell`` (precomputed around the first card)."""
+    found = _NEIGHBOURS.get(cell)
+    if found is None:
+        found = tuple((cell[0] + dr, cell[1] + dc) for dr, dc in NEIGHBOURS)
+    return found
+
+
+_NEIGHBOURS: dict[Cell, tuple[Cell, ...]] = {}
+_NEIGHBOURS.update({(r, c): neighbours((r, c)) for r in range(-4, 5) for c in range(-4, 5)})
+_RINGS: dict[tuple, list[Cell]] = {}
+
+
+def ring(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> list[Cell]:
+    """The cells of the bounding box (r0, r1, c0, c1) grown by one on every side that keep it within
+    the limits, sorted (memoised: there are few bounding boxes)."""
+    key = (bbox, limits)
+    cells = _RINGS.get(key)
+    if cells is None:
+        r0, r1, c0, c1 = bbox
+        max_h, max_w, max_sum = limits
+        cells = []
+        for r in range(r0 - 1, r1 + 2):
+            h = max(r1, r) - min(r0, r) + 1
+            for c in range(c0 - 1, c1 + 2):
+                w = max(c1, c) - min(c0, c) + 1
+                if h <= max_h and w <= max_w and h + w <= max_sum:
+                    cells.append((r, c))
+        _RINGS[key] = cells
+    return cells
+
+
+def bounding_box(cells: Iterable[Cell]) -> tuple[int, int, int, int]:
+    cells = list(cells)
+    return (min(r for r, _ in cells), max(r for r, _ in cells),
+            min(c for _, c in cells), max(c for _, c in cells))
+
+
 def legal_cells(cells: Iterable[Cell], boxes: Iterable[Cell]) -> list[Cell]:
-    """Empty cells touching a placed card (8 directions) where the occupied area still fits a box."""
+    """Empty cells touching a placed card (8 directions) where the occupied area still fits a box;
+    (0, 0) for the first card."""
     occupied = set(cells)
     if not occupied:
         return [(0, 0)]
-    frontier = {(r + dr, c + dc) for r, c in occupied for dr, dc in NEIGHBOURS} - occupied
-    bbox = (min(r for r, _ in occupied), max(r for r, _ in occupied),
-            min(c for _, c in occupied), max(c for _, c in occupied))
-    return fitting_cells(frontier, bbox, box_limits(boxes))
+    touched = {n for cell in occupied for n in neighbours(cell)}
+    return [c for c in ring(bounding_box(occupied), box_limits(boxes)) if c in touched and c not in occupied]
 
 
-def fitting_cells(frontier: Iterable[Cell], bbox: tuple[int, int, int, int],
-                  limits: tuple[int, int, int]) -> list[Cell]:
-    """The frontier cells that keep the bounding box (r0, r1, c0, c1) within the limits, sorted."""
-    r0, r1, c0, c1 = bbox
-    max_h, max_w, max_sum = limits
-    out = []
-    for cell in frontier:
-        r, c = cell
-        h = (r1 - r if r < r0 else r - r0 if r > r1 else r1 - r0) + 1
-        w = (c1 - c if c < c0 else c - c0 if c > c1 else c1 - c0) + 1
-        if h <= max_h and w <= max_w and h + w <= max_sum:
-            out.append(cell)
-    out.sort()
-    return out
-
-
-def take_copy(hand: list[str], kind: str, motif: str) -> str:
-    """The lowest-numbered copy of (kind, motif) in the hand (copies are interchangeable)."""
-    return min((c for c in hand if CARDS[c].kind == kind and CARDS[c].motif == motif), key=ORDER.get)
+def lowest_copy(hand: list[str], kind_motif: tuple[str, str]) -> str:
+    """The lowest-numbered copy of (kind, motif) in a hand kept in card order (copies are
+    interchangeable)."""
+    return next(c for c in hand if KIND_MOTIF[c] == kind_motif)
 
 
 def renumber(window: Window) -> tuple[Window, Cell]:
     """The window with (0, 0) at its top-left corner, and its (rows, cols)."""
-    r0 = min(r for r, _ in window)
-    c0 = min(c for _, c in window)
-    moved = {(r - r0, c - c0): stack for (r, c), stack in window.items()}
-    return moved, (max(r for r, _ in moved) + 1, max(c for _, c in moved) + 1)
+    r0, r1, c0, c1 = bounding_box(window)
+    return {(r - r0, c - c0): stack for (r, c), stack in window.items()}, (r1 - r0 + 1, c1 - c0 + 1)
 
 
 # ---------------------------------------------------------------------------------- activation
-def arrow_cells(window: Mapping[Cell, list[str]], moved: Iterable[str]) -> list[Cell]:
+def arrow_cells(window: Mapping[Cell, list[str]], moved: set[str] | frozenset[str]) -> list[Cell]:
     """Cells whose top card is an arrow card not yet activated (a covered card never moves)."""
-    moved = set(moved)
     return sorted(cell for cell, stack in window.items()
                   if KIND[stack[-1]] in ARROWS and stack[-1] not in moved)
 
 
-def meal_pairs(window: Mapping[Cell, list[str]], fed: Iterable[str]) -> list[tuple[Cell, Cell]]:
+def meal_pairs(window: Mapping[Cell, list[str]], fed: set[str] | frozenset[str]) -> list[tuple[Cell, Cell]]:
     """(monster cell, flower cell) pairs: an uncovered monster that has not eaten, and a flower
     alone on its cell anywhere in the window."""
-    fed = set(fed)
     monsters = sorted(cell for cell, stack in window.items()
                       if KIND[stack[-1]] == "monster" and stack[-1] not in fed)
     if not monsters:
@@ -186,7 +217,7 @@ def meal_pairs(window: Mapping[Cell, list[str]], fed: Iterable[str]) -> list[tup
 
 
 def activate(window: Window, cell: Cell, size: Cell) -> Cell | None:
-    """Move the top card of ``cell`` one space; on top of the target's stack, or out of the
+    """Move the top card of ``cell`` one space: onto the top of the target's stack, or out of the
     window (removed). Returns the target cell, or None when the card left the window."""
     stack = window[cell]
     card = stack.pop()
@@ -230,45 +261,6 @@ def window_points(window: Mapping[Cell, list[str]], size: Cell, smile_pairs: str
     return total
 
 
-def best_activation(
-    window: Mapping[Cell, list[str]], size: Cell, smile_pairs: str = "disjoint",
-    moved: Iterable[str] = (), fed: Iterable[str] = (), limit: int = 20000,
-) -> tuple[int, list[Cell]]:
-    """The best points the owner can reach from here, and an order of arrow cells reaching it
-    (exhaustive search over orders, memoised; meals never change the points: -2 each, whatever
-    the choice). ``limit`` bounds the states explored (then the best found so far)."""
-    memo: dict[tuple, tuple[int, list[Cell]]] = {}
-    budget = [limit]
-
-    def finish(w: Window) -> int:
-        meals = meal_pairs(w, fed)
-        monsters = len({m for m, _ in meals})
-        flowers = len({f for _, f in meals})
-        return window_points(w, size, smile_pairs) - 2 * min(monsters, flowers)
-
-    def search(w: Window, done: frozenset) -> tuple[int, list[Cell]]:
-        key = (done, tuple(sorted((cell, tuple(s)) for cell, s in w.items())))
-        if key in memo:
-            return memo[key]
-        cells = arrow_cells(w, done)
-        if not cells or budget[0] <= 0:
-            result = (finish(w), [])
-        else:
-            budget[0] -= 1
-            result = (-1, [])
-            for cell in cells:
-                nxt = {k: list(v) for k, v in w.items()}
-                card = nxt[cell][-1]
-                activate(nxt, cell, size)
-                points, order = search(nxt, done | {card})
-                if points > result[0]:
-                    result = (points, [cell] + order)
-        memo[key] = result
-        return result
-
-    return search({k: list(v) for k, v in window.items()}, frozenset(moved))
-
-
 # ---------------------------------------------------------------------------------- the state
 class MistyState(GameState):
     # ------------------------------------------------------------------ set-up
@@ -284,6 +276,7 @@ class MistyState(GameState):
         self.n = config.players
         self.phases = PHASES[config.variant]
         self.boxes = BOXES[config.variant]
+        self.limits = box_limits(self.boxes)
         self.smile_pairs: str = config.options["smile_pairs"]
         self.round_cap: int = config.options["round_cap"]
         self.round = 1
@@ -293,7 +286,8 @@ class MistyState(GameState):
         self.pick = 0
         self.deck: list[str] = []
         self.hands: list[list[str]] = [[] for _ in range(self.n)]
-        self.pending: list[Action | None] = [None] * self.n
+        self.taken: list[tuple[str, str] | None] = [None] * self.n  # sealed: the card chosen
+        self.placed: list[Cell | None] = [None] * self.n  # sealed: its cell
         self.windows: list[Window] = [{} for _ in range(self.n)]
         self.sizes: list[Cell | None] = [None] * self.n
         self.active: int | None = None
@@ -301,25 +295,23 @@ class MistyState(GameState):
         self.fed: list[set[str]] = [set() for _ in range(self.n)]
         self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
-        # per seat during construction: [frontier (empty cells touching the window), bounding box
-        # (r0, r1, c0, c1) or None], kept up to date as cards are placed; None = to recompute
+        # per seat during construction: [free cells (empty, touching the window), bounding box,
+        # ring(bounding box)], kept up to date as cards are placed; None = to recompute
         self._shapes: list[list | None] = [None] * self.n
-        self.limits = box_limits(self.boxes)
         self._touch()
 
     def _touch(self) -> None:
-        """Forget cached legal lists (call after anything changes)."""
+        """Forget the cached legal lists (after anything changes)."""
         self._legal: dict[int, list[Action]] = {}
-        self._check: dict[int, tuple[set, set]] = {}
+        self._check: dict[int, Any] = {}  # per seat: the legal kinds or cells, to check an action
 
     def start_round(self) -> None:
-        """Shuffle all 54 cards (the deal of round r from its own stream) and deal the first phase."""
-        self.deck = list(CARD_IDS)
-        stream(self.seed, "deal", self.round).shuffle(self.deck)
+        """Deal the round's cards (the deal of round r from its own stream) and the first hands."""
+        per_seat = sum(size for _, size in self.phases)
+        self.deck = stream(self.seed, "deal", self.round).sample(CARD_IDS, self.n * per_seat)
         self.stage = "draft"
         self.draft_phase = 0
         self.pick = 0
-        self.pending = [None] * self.n
         self.windows = [{} for _ in range(self.n)]
         self._shapes = [None] * self.n
         self.sizes = [None] * self.n
@@ -332,8 +324,11 @@ class MistyState(GameState):
     def deal_hands(self) -> None:
         size = self.phases[self.draft_phase][1]
         for seat in range(self.n):
-            self.hands[seat] = sorted(self.deck[seat * size:(seat + 1) * size], key=ORDER.get)
+            # hands are kept in card order: it hides the deal order and lists kinds in data order
+            self.hands[seat] = sorted(self.deck[seat * size:(seat + 1) * size], key=ORDER.__getitem__)
         del self.deck[: self.n * size]
+        self.taken = [None] * self.n
+        self.placed = [None] * self.n
         self._touch()
 
     # ------------------------------------------------------------------ construction (draft)
@@ -347,67 +342,93 @@ class MistyState(GameState):
         return (self.direction() * (holder - seat)) % self.n <= self.pick
 
     def shape(self, seat: int) -> list:
-        """[frontier, bounding box] of a seat's window under construction (see ``_shapes``)."""
+        """[free cells, bounding box, ring] of a seat's window under construction."""
         shape = self._shapes[seat]
         if shape is None:
             window = self.windows[seat]
-            frontier = {(r + dr, c + dc) for r, c in window for dr, dc in NEIGHBOURS} - set(window)
-            bbox = None
-            if window:
-                bbox = (min(r for r, _ in window), max(r for r, _ in window),
-                        min(c for _, c in window), max(c for _, c in window))
-            shape = self._shapes[seat] = [frontier, bbox]
+            if not window:
+                shape = [{(0, 0)}, None, [(0, 0)]]
+            else:
+                free = {n for cell in window for n in neighbours(cell) if n not in window}
+                bbox = bounding_box(window)
+                shape = [free, bbox, ring(bbox, self.limits)]
+            self._shapes[seat] = shape
         return shape
 
     def grow(self, seat: int, cell: Cell) -> None:
-        """Update the frontier and bounding box after a card is placed on ``cell``."""
+        """Update the free cells and the bounding box after a card is placed on ``cell``."""
         shape = self._shapes[seat]
         if shape is None:
             return
-        frontier, bbox = shape
         window = self.windows[seat]
+        free = shape[0]
+        free.discard(cell)
+        for n in neighbours(cell):
+            if n not in window:
+                free.add(n)
+        bbox = shape[1]
         r, c = cell
-        frontier.discard(cell)
-        for dr, dc in NEIGHBOURS:
-            if (r + dr, c + dc) not in window:
-                frontier.add((r + dr, c + dc))
-        shape[1] = (r, r, c, c) if bbox is None else (
-            min(bbox[0], r), max(bbox[1], r), min(bbox[2], c), max(bbox[3], c))
+        if bbox is None:
+            shape[1] = (r, r, c, c)
+        elif bbox[0] <= r <= bbox[1] and bbox[2] <= c <= bbox[3]:
+            return
+        else:
+            shape[1] = (min(bbox[0], r), max(bbox[1], r), min(bbox[2], c), max(bbox[3], c))
+        shape[2] = ring(shape[1], self.limits)
 
     def draft_actions(self, seat: int) -> list[Action]:
-        """Every (kind, motif) in the hand times every legal cell, ignoring a pending submission."""
-        frontier, bbox = self.shape(seat)
-        cells = [(0, 0)] if bbox is None else fitting_cells(frontier, bbox, self.limits)
-        kinds = sorted({KIND_MOTIF[c] for c in self.hands[seat]}, key=KIND_MOTIF_ORDER.get)
-        self._check[seat] = (kinds, cells)
-        actions: list[Action] = []
-        for km in kinds:
-            interned = _PLACE[km]
-            actions += [interned[cell] for cell in cells]
-        return actions
+        """The seat's next draft step, ignoring whether it has already answered: which (kind,
+        motif) to take, then which legal cell to place it on."""
+        if self.taken[seat] is None:
+            kinds = dict.fromkeys(map(KIND_MOTIF.__getitem__, self.hands[seat]))
+            self._check[seat] = kinds
+            return [_TAKE[km] for km in kinds]
+        free, _, around = self._shapes[seat] or self.shape(seat)
+        cells = [c for c in around if c in free]
+        self._check[seat] = cells
+        return [_PLACE.get(c) or place_action(c) for c in cells]
 
-    def submit(self, seat: int, action: Action) -> None:
-        """Seal a seat's draft choice; reveal them all when the last seat has chosen."""
-        self.pending[seat] = place_action(action["kind"], action["motif"], action["row"], action["col"])
-        self._legal.pop(seat, None)
-        if all(p is not None for p in self.pending):
+    def draft_step(self, seat: int, action: Action) -> None:
+        """Check and seal one draft answer; reveal every card when the last seat has placed its."""
+        if seat not in self._legal:
+            self.legal_actions(seat)
+        legal = self._check[seat]
+        if self.taken[seat] is None:
+            km = (action.get("kind"), action.get("motif"))
+            if action.get("type") != "take" or len(action) != 3 or km not in legal:
+                raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")
+            self.taken[seat] = km
+            del self._legal[seat]
+            return
+        try:
+            if action.get("type") != "place" or len(action) != 3:
+                raise ValueError
+            index = legal.index((action.get("row"), action.get("col")))
+        except ValueError:
+            raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now") from None
+        self.placed[seat] = legal[index]  # the legal cell itself: ints, even if given 1.0 or True
+        del self._legal[seat]
+        if None not in self.placed:
             self.reveal_and_pass()
 
     def reveal_and_pass(self) -> None:
         placements = []
-        for seat, action in enumerate(self.pending):
-            card = take_copy(self.hands[seat], action["kind"], action["motif"])
-            self.hands[seat].remove(card)
-            self.windows[seat][(action["row"], action["col"])] = [card]
-            self.grow(seat, (action["row"], action["col"]))
-            placements.append({"seat": seat, "card": card, "row": action["row"], "col": action["col"]})
+        for seat in range(self.n):
+            hand = self.hands[seat]
+            card = lowest_copy(hand, self.taken[seat])
+            hand.remove(card)
+            cell = self.placed[seat]
+            self.windows[seat][cell] = [card]
+            self.grow(seat, cell)
+            placements.append({"seat": seat, "card": card, "row": cell[0], "col": cell[1]})
         self.log.append({"event": "reveal", "phase": self.draft_phase + 1, "pick": self.pick + 1,
                          "placements": placements})
-        self.pending = [None] * self.n
+        self.taken = [None] * self.n
+        self.placed = [None] * self.n
         self.pick += 1
         if self.pick < self.phases[self.draft_phase][1]:
             d = self.direction()
-            self.hands = [self.hands[(seat - d) % self.n] for seat in range(self.n)]
+            self.hands = self.hands[-d:] + self.hands[:-d]  # seat s now holds what seat s-d held
             self._touch()
         else:
             self.draft_phase += 1
@@ -421,6 +442,7 @@ class MistyState(GameState):
     def begin_activation(self) -> None:
         for seat in range(self.n):
             self.windows[seat], self.sizes[seat] = renumber(self.windows[seat])
+        self._shapes = [None] * self.n
         self.stage = "activation"
         self.active = self.first
         self.advance_activation()
@@ -430,7 +452,7 @@ class MistyState(GameState):
         window = self.windows[seat]
         cells = arrow_cells(window, self.moved[seat])
         if cells:
-            return [{"type": "activate", "row": r, "col": c} for r, c in cells]
+            return [_ACTIVATE.get(c) or activate_action(c) for c in cells]
         return [{"type": "eat", "row": m[0], "col": m[1], "flower_row": f[0], "flower_col": f[1]}
                 for m, f in meal_pairs(window, self.fed[seat])]
 
@@ -458,14 +480,16 @@ class MistyState(GameState):
             card = window[cell][-1]
             target = activate(window, cell, self.sizes[seat])
             self.moved[seat].add(card)
-            self.log.append({"event": "move", "seat": seat, "card": card, "from": list(cell),
-                             "to": None if target is None else list(target)})
+            event = {"event": "move", "seat": seat, "card": card, "row": cell[0], "col": cell[1]}
+            if target is not None:  # no target: the card left the window
+                event["to_row"], event["to_col"] = target
+            self.log.append(event)
         else:
             flower_cell = (action["flower_row"], action["flower_col"])
             monster, flower = eat(window, cell, flower_cell)
             self.fed[seat].add(monster)
             self.log.append({"event": "eat", "seat": seat, "monster": monster, "flower": flower,
-                             "from": list(cell), "to": list(flower_cell)})
+                             "row": cell[0], "col": cell[1], "to_row": flower_cell[0], "to_col": flower_cell[1]})
 
     # ------------------------------------------------------------------ scoring, match end
     def end_round(self) -> None:
@@ -479,8 +503,7 @@ class MistyState(GameState):
         })
         wins = self.round_wins()
         top = max(wins)
-        alone = wins.count(top) == 1
-        if (top >= WINS_NEEDED and alone) or len(self.rounds) >= self.round_cap:
+        if (top >= WINS_NEEDED and wins.count(top) == 1) or len(self.rounds) >= self.round_cap:
             self.stage = "over"
             self._touch()
             return
@@ -514,7 +537,7 @@ class MistyState(GameState):
     # ------------------------------------------------------------------ the interface
     def to_move(self) -> list[int]:
         if self.stage == "draft":
-            return [s for s in range(self.n) if self.pending[s] is None]
+            return [s for s in range(self.n) if self.placed[s] is None]
         if self.stage == "activation":
             return [self.active]
         return []
@@ -522,7 +545,7 @@ class MistyState(GameState):
     def legal_actions(self, seat: int) -> list[Action]:
         actions = self._legal.get(seat)
         if actions is None:
-            if self.stage == "draft" and self.pending[seat] is None:
+            if self.stage == "draft" and 0 <= seat < self.n and self.placed[seat] is None:
                 actions = self.draft_actions(seat)
             elif self.stage == "activation" and seat == self.active:
                 actions = self.activation_actions(seat)
@@ -532,17 +555,12 @@ class MistyState(GameState):
         return actions
 
     def apply(self, seat: int, action: Action) -> None:
-        if self.stage == "draft":
-            # checked without scanning the (up to ~100) actions: the hand's kinds and the legal cells
-            if not isinstance(action, dict) or not 0 <= seat < self.n or self.pending[seat] is not None:
-                raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")
-            self.legal_actions(seat)
-            kinds, cells = self._check[seat]
-            if (action.get("type") != "place" or len(action) != 5
-                    or (action.get("kind"), action.get("motif")) not in kinds
-                    or (action.get("row"), action.get("col")) not in cells):
-                raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")
-            self.submit(seat, action)
+        if self.stage == "draft" and isinstance(action, dict) and 0 <= seat < self.n \
+                and self.placed[seat] is None:
+            try:  # checked against the hand's kinds or the legal cells, without scanning actions
+                self.draft_step(seat, action)
+            except TypeError:  # unhashable values
+                raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now") from None
             return
         self.check_legal(seat, action)
         self.activation_step(seat, action)
@@ -553,16 +571,18 @@ class MistyState(GameState):
 
     def action_label(self, seat: int, action: Action) -> str:
         kind = action.get("type")
+        if kind == "take":
+            name = MOTIF_NAME.get((action.get("kind"), action.get("motif")), str(action.get("motif")))
+            arrow = f" ({action['kind']})" if action.get("kind") in ARROWS else ""
+            return f"take a {name}{arrow}"
         if kind == "place":
-            name = MOTIF_NAME.get((action["kind"], action["motif"]), action["motif"])
-            arrow = f" ({action['kind']})" if action["kind"] in ARROWS else ""
-            return f"place a {name}{arrow} at row {action['row']}, col {action['col']}"
-        window = self.windows[seat]
+            taken = self.taken[seat] if 0 <= seat < self.n else None
+            name = f"the {MOTIF_NAME[taken]}" if taken in MOTIF_NAME else "it"
+            return f"place {name} at row {action.get('row')}, col {action.get('col')}"
         cell = (action.get("row"), action.get("col"))
-        stack = window.get(cell)
-        name = CARDS[stack[-1]].name if stack else "card"
-        if kind == "activate":
-            return f"move the {name} at ({cell[0]}, {cell[1]}) {KIND[stack[-1]] if stack else ''}".rstrip()
+        stack = self.windows[seat].get(cell) if 0 <= seat < self.n else None
+        if kind == "activate" and stack:
+            return f"move the {CARDS[stack[-1]].name} at ({cell[0]}, {cell[1]}) {KIND[stack[-1]]}"
         if kind == "eat":
             return (f"the Monster at ({cell[0]}, {cell[1]}) eats the Flower at "
                     f"({action.get('flower_row')}, {action.get('flower_col')})")
@@ -581,19 +601,25 @@ class MistyState(GameState):
             "cols": size[1] if size else None,
             "cells": [{"row": r, "col": c, "cards": [card_json(i) for i in stack]}
                       for (r, c), stack in sorted(self.windows[seat].items())],
-            "moved": sorted(self.moved[seat], key=ORDER.get),
-            "fed": sorted(self.fed[seat], key=ORDER.get),
+            "moved": sorted(self.moved[seat], key=ORDER.__getitem__),
+            "fed": sorted(self.fed[seat], key=ORDER.__getitem__),
         }
+
+    def pending_json(self, seat: int) -> dict[str, Any] | None:
+        if self.taken[seat] is None:
+            return None
+        data: dict[str, Any] = {"kind": self.taken[seat][0], "motif": self.taken[seat][1]}
+        if self.placed[seat] is not None:
+            data["row"], data["col"] = self.placed[seat]
+        return data
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """The observation of ``seat``; with None, the spectator's (no hand is shown)."""
-        data: dict[str, Any] = {
-            "round": self.round,
-            "phase": self.stage,
-        }
+        data: dict[str, Any] = {"round": self.round, "phase": self.stage}
         if seat is not None:
             data["seat"] = seat
-        data["to_move"] = self.to_move()
+        # in a draft step every seat is asked; who has already answered is sealed too
+        data["to_move"] = list(range(self.n)) if self.stage == "draft" else self.to_move()
         data["first_player"] = self.first
         data["boxes"] = [list(b) for b in self.boxes]
         if self.stage == "draft":
@@ -602,22 +628,26 @@ class MistyState(GameState):
                              "pick": self.pick + 1, "picks": size, "direction": direction}
         else:
             data["draft"] = None
-        if seat is not None:
-            data["hand"] = [card_json(c) for c in self.hands[seat]]
-            data["pending"] = None if self.pending[seat] is None else dict(self.pending[seat])
+        # a spectator holds no hand and has no pending choice
+        data["hand"] = [] if seat is None else [card_json(c) for c in self.hands[seat]]
+        data["pending"] = None if seat is None else self.pending_json(seat)
         hands = []
         for holder in range(self.n):
-            entry: dict[str, Any] = {"seat": holder, "count": len(self.hands[holder])}
             known = seat is not None and self.stage == "draft" and self.knows_hand(seat, holder)
-            entry["cards"] = [card_json(c) for c in self.hands[holder]] if known else None
-            hands.append(entry)
+            hands.append({"seat": holder, "count": len(self.hands[holder]),
+                          "cards": [card_json(c) for c in self.hands[holder]] if known else None})
         data["hands"] = hands
         data["windows"] = [self.window_view(s) for s in range(self.n)]
         data["active"] = self.active
         data["log"] = copy.deepcopy(self.log)
         data["round_wins"] = self.round_wins()
         data["points"] = self.total_points()
-        data["rounds"] = copy.deepcopy(self.rounds)
+        data["rounds"] = [
+            {"round": r["round"], "points": list(r["points"]), "winners": list(r["winners"]),
+             "windows": [[{"row": row, "col": col, "cards": [card_json(i) for i in stack]}
+                          for row, col, stack in window] for window in r["windows"]]}
+            for r in self.rounds
+        ]
         return data
 
     def observation(self, seat: int) -> dict[str, Any]:
@@ -627,25 +657,43 @@ class MistyState(GameState):
         return self.view(None)
 
     # ------------------------------------------------------------------ hidden information
+    def located(self) -> set[str]:
+        """Every card in a deck, hand or window, or removed from a window this round."""
+        cards = set(self.deck)
+        for hand in self.hands:
+            cards.update(hand)
+        for window in self.windows:
+            for stack in window.values():
+                cards.update(stack)
+        for event in self.log:
+            if event["event"] == "move" and "to_row" not in event:
+                cards.add(event["card"])
+            elif event["event"] == "eat":
+                cards.add(event["flower"])
+        return cards
+
     def resample_hidden(self, seat: int, rng: random.Random) -> MistyState:
-        """Redraw every card ``seat`` cannot know (the undealt deck, the hands it has not held this
-        phase) and the other seats' sealed choices; a fresh seed for future rounds."""
+        """Redraw every card ``seat`` cannot know (the cards still to be dealt, the hands it has
+        not held this phase, the cards out of the round) and the other seats' sealed choices;
+        a fresh seed for future rounds."""
         other = self.copy()
         slots = [other.deck]
         if other.stage == "draft":
             slots += [other.hands[t] for t in range(other.n) if not other.knows_hand(seat, t)]
         pool = [card for slot in slots for card in slot]
+        pool += sorted(set(CARD_IDS) - other.located(), key=ORDER.__getitem__)  # out of the round
         rng.shuffle(pool)
         for slot in slots:
             size = len(slot)
             slot[:] = pool[:size]
             del pool[:size]
         for hand in other.hands:
-            hand.sort(key=ORDER.get)
-        other._touch()
+            hand.sort(key=ORDER.__getitem__)
         for t in range(other.n):
-            if t != seat and other.pending[t] is not None:
-                other.pending[t] = rng.choice(other.draft_actions(t))
+            if t != seat and other.taken[t] is not None:
+                other.taken[t] = rng.choice(sorted({KIND_MOTIF[c] for c in other.hands[t]}))
+                if other.placed[t] is not None:
+                    other.placed[t] = rng.choice(legal_cells(other.windows[t], other.boxes))
         other.seed = draw_seed(rng)
         other._touch()
         return other
@@ -656,9 +704,8 @@ class MistyState(GameState):
         other.draft_phase, other.pick = self.draft_phase, self.pick
         other.deck = list(self.deck)
         other.hands = [list(h) for h in self.hands]
-        other.pending = list(self.pending)
+        other.taken, other.placed = list(self.taken), list(self.placed)
         other.windows = [{cell: list(s) for cell, s in w.items()} for w in self.windows]
-        other._shapes = [None if sh is None else [set(sh[0]), sh[1]] for sh in self._shapes]
         other.sizes = list(self.sizes)
         other.active = self.active
         other.moved = [set(m) for m in self.moved]
@@ -677,12 +724,12 @@ class MistyState(GameState):
             "pick": self.pick,
             "deck": list(self.deck),
             "hands": [list(h) for h in self.hands],
-            "pending": [None if p is None else dict(p) for p in self.pending],
+            "pending": [self.pending_json(s) for s in range(self.n)],
             "windows": [self.window_rows(s) for s in range(self.n)],
             "sizes": [None if s is None else list(s) for s in self.sizes],
             "active": self.active,
-            "moved": [sorted(m, key=ORDER.get) for m in self.moved],
-            "fed": [sorted(f, key=ORDER.get) for f in self.fed],
+            "moved": [sorted(m, key=ORDER.__getitem__) for m in self.moved],
+            "fed": [sorted(f, key=ORDER.__getitem__) for f in self.fed],
             "log": copy.deepcopy(self.log),
             "rounds": copy.deepcopy(self.rounds),
         }
@@ -697,7 +744,7 @@ class MistyState(GameState):
         state.draft_phase = int(data.get("draft_phase", 0))
         state.pick = int(data.get("pick", 0))
         state.deck = list(data.get("deck", []))
-        state.hands = [sorted(h, key=lambda c: ORDER.get(c, -1)) for h in data.get("hands", [[]] * n)]
+        state.hands = [list(h) for h in data.get("hands", [[]] * n)]
         state.windows = [{(int(r), int(c)): list(stack) for r, c, stack in w} for w in data["windows"]]
         sizes = data.get("sizes", [None] * n)
         state.sizes = [None if s is None else (int(s[0]), int(s[1])) for s in sizes]
@@ -707,18 +754,22 @@ class MistyState(GameState):
         state.log = copy.deepcopy(data.get("log", []))
         state.rounds = copy.deepcopy(data.get("rounds", []))
         state.validate(n)
-        pending = data.get("pending", [None] * n)
-        for seat, action in enumerate(pending):
-            if action is None:
+        for hand in state.hands:
+            hand.sort(key=ORDER.__getitem__)
+        for seat, pending in enumerate(data.get("pending", [None] * n)):
+            if pending is None:
                 continue
-            if state.stage != "draft" or action not in state.draft_actions(seat):
-                raise PositionError(f"seat {seat}: pending {action!r} is not a legal choice")
-            state.pending[seat] = place_action(action["kind"], action["motif"], action["row"], action["col"])
+            if state.stage != "draft":
+                raise PositionError(f"seat {seat}: a pending choice outside the draft")
+            try:  # the sealed choice must be one the seat could make
+                state.apply(seat, {"type": "take", "kind": pending.get("kind"), "motif": pending.get("motif")})
+                if "row" in pending:
+                    state.apply(seat, {"type": "place", "row": pending["row"], "col": pending.get("col")})
+            except IllegalActionError as exc:
+                raise PositionError(f"seat {seat}: pending {pending!r} is not a legal choice") from exc
         state._touch()
         if state.stage == "activation":
             state.advance_activation()
-        elif state.stage == "draft" and all(p is not None for p in state.pending):
-            raise PositionError("every seat has a pending choice: the step should have been revealed")
         return state
 
     def validate(self, n: int) -> None:
@@ -737,14 +788,16 @@ class MistyState(GameState):
         if any(not stack for w in self.windows for stack in w.values()):
             raise PositionError("an empty stack is listed as a cell")
         if self.stage == "draft":
-            if not (0 <= self.draft_phase < len(self.phases) and 0 <= self.pick < self.phases[self.draft_phase][1]):
+            if not (0 <= self.draft_phase < len(self.phases)
+                    and 0 <= self.pick < self.phases[self.draft_phase][1]):
                 raise PositionError("bad draft phase or pick")
         if self.stage == "activation":
             if self.active is None or not 0 <= self.active < n:
                 raise PositionError("the activation stage needs an active seat")
             for seat in range(n):
                 size = self.sizes[seat]
-                if size is None or any(not (0 <= r < size[0] and 0 <= c < size[1]) for r, c in self.windows[seat]):
+                if size is None or any(not (0 <= r < size[0] and 0 <= c < size[1])
+                                       for r, c in self.windows[seat]):
                     raise PositionError(f"seat {seat}: window cells outside its size {size}")
 
 
