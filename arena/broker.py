@@ -19,7 +19,7 @@ class PrivateRedis:
         self.url = f"redis+socket://{self.server.socket_file}"
 
     def close(self) -> None:
-        self.server.shutdown(save=False, now=True) if hasattr(self.server, "shutdown") else None
+        self.server.shutdown()
 
 
 def ensure_broker(home: Path) -> PrivateRedis | None:

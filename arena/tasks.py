@@ -39,7 +39,13 @@ def record(match_id: int, replay: dict) -> bool:
         match = Match.objects.select_for_update().get(pk=match_id)
         if match.status in (Match.FINISHED, Match.ABORTED):
             return False
-        result = replay.get("result", {})
+        result = replay.get("result") or {}
+        if "scores" not in result:  # the referee aborted it (a runaway match, a referee failure)
+            match.status = Match.ABORTED
+            match.result = {"aborted": replay.get("status", "no result")}
+            match.finished = timezone.now()
+            match.save()
+            return True
         seats = list(match.seats.order_by("seat"))
         for seat in seats:
             seat.score = result["scores"][seat.seat]
