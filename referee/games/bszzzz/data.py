@@ -23,8 +23,10 @@ SWATTER = "swatter"
 TRICK_KINDS = (PEST, USEFUL, WEB)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Card:
+    """One physical card. There is exactly one object per id (``CARDS``), so cards compare by identity."""
+
     id: str
     kind: str  # pest, useful, web, swatter
     name: str  # fly, mosquito, bee, butterfly, web, swatter
@@ -85,8 +87,19 @@ SWATTERS: dict[str, tuple[Card, ...]] = {
 # Cards dealt to each seat, by player count (3 players: 45 of the 60 are dealt, the rest sit out the round).
 HAND_SIZE: dict[int, int] = {3: 15, 4: 15, 5: 12, 6: 10}
 
-# Every card of both decks by id (ids shared by the two decks name cards with the same data).
+# Every card of both decks by id. An id the two decks share names a card with the same data, and both
+# decks hold the very same object for it.
 CARDS: dict[str, Card] = {}
-for _card in (*DECKS["rulebook"], *DECKS["original"], *(s for c in COLOURS for s in SWATTERS[c])):
-    assert CARDS.setdefault(_card.id, _card) == _card, _card
-del _card
+
+
+def _intern(cards: tuple[Card, ...]) -> tuple[Card, ...]:
+    out = []
+    for card in cards:
+        known = CARDS.setdefault(card.id, card)
+        assert known.to_json() == card.to_json(), card
+        out.append(known)
+    return tuple(out)
+
+
+DECKS = {name: _intern(cards) for name, cards in DECKS.items()}
+SWATTERS = {colour: _intern(cards) for colour, cards in SWATTERS.items()}

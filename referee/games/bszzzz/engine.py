@@ -37,13 +37,34 @@ Choices where rulings.md and the rulebook are silent (the platform's):
 - Observations show ``to_move`` as every seat asked in the window (submitted or not), so one seat's
   submission changes nothing the others see. A resolved window is shown with every asked seat's
   submission in priority order and its outcome (applied / spent / returned / pass).
+- Legal actions list the playable cards in hand order (trick cards, then swatters), then the pass when it
+  is allowed. The default action (a faulted seat) is the pass; for a turn seat that must play, its first
+  legal trick card. A turn seat whose only legal cards are swatters may pass.
+- Views keep every finished round's points; the latest finished round also shows every seat's captured
+  cards, the trick cards it was left holding, and the window that ended it (older rounds' cards are in the
+  replay's earlier steps), so observations stay small over a 50-round game.
 - Knowledge a seat draws from play and that ``resample_hidden`` keeps: a card that went back to a hand
   stays known there until played; a turn seat that passed (standard variant, not the trick's last
   player) held no trick card of another colour than the top card (none at all on an empty trick).
 
+Views (JSON). A card is ``{"id", "kind" (pest|useful|web|swatter), "name" (fly|mosquito|bee|butterfly|web|
+swatter), "colour", "capture" (int, null for webs and swatters), "penalty" (int)}``. ``public_view()``:
+``game``, ``variant``, ``round``, ``phase`` (play|over), ``to_move`` (every seat asked in this window),
+``colours``, ``dealer``, ``turn`` (null in the Total variant), ``priority_start`` (where this window's
+priority starts; null with ``priority=arrival`` or when over), ``trick`` (``[{"seat", "card"}]`` bottom to
+top), ``last_player`` (or null), ``idle_windows``, ``hand_sizes``, ``swatters_in_hand``, ``taken`` /
+``swatted`` / ``spent`` (per seat, cards), ``discard`` (cards), ``windows`` (this round's resolved windows:
+``{"turn" (or null), "top" (card or null), "last_player" (or null), "priority" (seats in resolution
+order), "plays": [{"seat", "card" (or null: a pass), "outcome" (applied|spent|returned|pass)}], "effect"
+(trick|web|swat-trick|swat-useful|none), "by" (the applied card's seat, or null)}``), ``scores`` (totals),
+``rounds`` (``{"round", "dealer", "end" (swatters|no-play), "windows", "points", "totals"}``; the latest
+also ``"taken"``, ``"hands"`` (per seat, cards) and ``"final_window"`` (a window or null)).
+``observation(seat)`` adds ``seat``, ``colour``, ``hand`` (cards) and ``submitted`` (the seat's own sealed
+action this window, or null).
+
 Position JSON (``to_position()["state"]``), every card by its id (``data.CARDS``); only ``hands`` and
 ``turn`` are required, every other key defaults to empty / zero:
-``round`` (1-based), ``dealer``, ``turn`` (standard: the turn seat; total: the seat where a trick's
+``round`` (1-based), ``dealer`` (seat 0 in round 1, moving left each round), ``turn`` (standard: the turn seat; total: the seat where a trick's
 first window's priority starts), ``hands`` (per seat: trick cards and swatters), ``out`` (trick cards not
 dealt this round), ``trick`` (``[[seat, card], ...]`` bottom to top), ``idle`` (consecutive windows with
 no card applied), ``taken`` / ``swatted`` / ``spent`` (per seat: cards captured, swatters that landed,
@@ -137,22 +158,12 @@ def legal_cards(hand: list[Card], top: Card | None, may_play_pest: bool, strict_
     if top is None:
         return [c for c in hand if c.kind != SWATTER and (may_play_pest or c.kind != PEST)]
     colour = top.colour
-    legal = []
-    for c in hand:
-        if c.colour == colour and (strict_swatters or c.kind != SWATTER):
-            continue
-        if c.kind == PEST and not may_play_pest:
-            continue
-        legal.append(c)
-    return legal
+    return [c for c in hand
+            if (c.colour != colour or (c.kind == SWATTER and not strict_swatters))
+            and (may_play_pest or c.kind != PEST)]
 
 
 # ---------------------------------------------------------------------------------------- windows
-def priority_order(n: int, start: int, seats: Iterable[int]) -> list[int]:
-    """``seats`` ordered clockwise from ``start``."""
-    return sorted(seats, key=lambda s: (s - start) % n)
-
-
 def resolve_window(order: list[int], plays: dict[int, Card | None]) -> tuple[int | None, dict[int, str]]:
     """Rulings' steps 1-2 for one window: the seat whose card is applied (or None) and every asked seat's
     outcome (``applied``, ``spent``, ``returned``, ``pass``). ``order`` is the priority order."""
@@ -216,7 +227,9 @@ class BszzzzState(GameState):
         self.totals = [0] * self.n
         self.rounds: list[dict] = []
         self.over = False
-        self._legal: dict[int, tuple[list[Action], dict[str, Card], bool]] = {}
+        self._legal: dict[int, tuple[list[Action], list[Card], bool]] = {}
+        # The seats clockwise from each seat, for priority orders.
+        self._rings = [[(start + k) % self.n for k in range(self.n)] for start in range(self.n)]
 
     @classmethod
     def new(cls, config: MatchConfig, seed: int) -> BszzzzState:
@@ -251,8 +264,8 @@ class BszzzzState(GameState):
         self._legal = {}
 
     # ------------------------------------------------------------------------------ legal actions
-    def _legal_for(self, seat: int) -> tuple[list[Action], dict[str, Card], bool]:
-        """(actions, playable cards by id, may pass) for an asked seat; cached until the window resolves."""
+    def _legal_for(self, seat: int) -> tuple[list[Action], list[Card], bool]:
+        """(actions, playable cards, may pass) for an asked seat; cached until the window resolves."""
         cached = self._legal.get(seat)
         if cached is not None:
             return cached
@@ -267,7 +280,7 @@ class BszzzzState(GameState):
         actions: list[Action] = [{"type": "play", "card": c.id} for c in cards]
         if may_pass:
             actions.append({"type": "pass"})
-        cached = (actions, {c.id: c for c in cards}, may_pass)
+        cached = (actions, cards, may_pass)
         self._legal[seat] = cached
         return cached
 
@@ -303,13 +316,12 @@ class BszzzzState(GameState):
             raise IllegalActionError(f"seat {seat} is not asked now")
         _, cards, may_pass = self._legal_for(seat)
         kind = action.get("type") if isinstance(action, dict) else None
-        cid = action.get("card") if kind == "play" else None
-        if kind == "play" and len(action) == 2 and isinstance(cid, str) and cid in cards:
-            card: Card | None = cards[cid]
-        elif kind == "pass" and len(action) == 1 and may_pass:
-            card = None
-        else:
-            raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")
+        card: Card | None = None
+        if not (kind == "pass" and len(action) == 1 and may_pass):
+            cid = action.get("card") if kind == "play" and len(action) == 2 else None
+            card = CARDS.get(cid) if isinstance(cid, str) else None
+            if card is None or card not in cards:  # one object per card: identity comparisons
+                raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")
         self.pending.append((seat, card))
         self.waiting.remove(seat)
         if not self.waiting:
@@ -326,7 +338,7 @@ class BszzzzState(GameState):
         if self.arrival:
             order = [s for s, _ in self.pending]  # the arrival order is the order apply was called
         else:
-            order = priority_order(n, start, plays)
+            order = [s for s in self._rings[start] if s in plays]  # clockwise from ``start``
         applied, outcomes = resolve_window(order, plays)
         top = trick[-1] if trick else None
         record = {
@@ -389,8 +401,7 @@ class BszzzzState(GameState):
         return "trick"
 
     def _after_window(self) -> None:
-        holders = sum(1 for k in self.swatters_left if k)
-        if holders <= 1:
+        if len([k for k in self.swatters_left if k]) <= 1:
             self._end_round("swatters")
         elif self.idle >= (1 if self.total else self.n):
             self._end_round("no-play")
@@ -456,7 +467,7 @@ class BszzzzState(GameState):
             "discard": [card_json(c) for c in self.discard],
             "windows": [_render_window(w) for w in self.windows],
             "scores": list(self.totals),
-            "rounds": [_render_summary(r) for r in self.rounds],
+            "rounds": [_render_summary(r, k == len(self.rounds) - 1) for k, r in enumerate(self.rounds)],
         }
 
     def observation(self, seat: int) -> dict[str, Any]:
@@ -515,11 +526,14 @@ class BszzzzState(GameState):
             seen.add(cid)
             return c
 
-        def per_seat(key: str, swatters: bool) -> list[list[Card]]:
+        def per_seat(key: str, kinds: tuple[str, ...]) -> list[list[Card]]:
             piles = data.get(key) or [[] for _ in range(n)]
             if len(piles) != n:
                 raise PositionError(f"bszzzz: {key} needs one list per seat")
-            return [[card(c, state.colours[s] if swatters else None) for c in pile] for s, pile in enumerate(piles)]
+            cards = [[card(c, state.colours[s]) for c in pile] for s, pile in enumerate(piles)]
+            if any(c.kind not in kinds for pile in cards for c in pile):
+                raise PositionError(f"bszzzz: {key} holds only {', '.join(kinds)} cards")
+            return cards
 
         def seat_no(value: Any) -> int:
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < n:
@@ -529,7 +543,7 @@ class BszzzzState(GameState):
         state.round = int(data.get("round", 1))
         state.dealer = seat_no(data.get("dealer", (state.round - 1) % n))
         state.turn = seat_no(data["turn"])
-        state.hands = [sorted(h, key=_sort_key) for h in per_seat("hands", True)]
+        state.hands = [sorted(h, key=_sort_key) for h in per_seat("hands", (PEST, USEFUL, WEB, SWATTER))]
         state.out = [card(c) for c in data.get("out", [])]
         state.trick = []
         for s, cid in data.get("trick", []):
@@ -538,9 +552,9 @@ class BszzzzState(GameState):
                 raise PositionError(f"bszzzz: a trick holds only pests and useful insects, not {cid}")
             state.trick.append((seat_no(s), c))
         state.idle = int(data.get("idle", 0))
-        state.taken = per_seat("taken", False)
-        state.swatted = per_seat("swatted", True)
-        state.spent = per_seat("spent", True)
+        state.taken = per_seat("taken", (PEST, USEFUL))
+        state.swatted = per_seat("swatted", (SWATTER,))
+        state.spent = per_seat("spent", (SWATTER,))
         state.discard = [card(c) for c in data.get("discard", [])]
         state.windows = [dict(w, plays=[dict(p) for p in w["plays"]], priority=list(w["priority"]))
                          for w in data.get("windows", [])]
@@ -634,9 +648,9 @@ class BszzzzState(GameState):
         other.pending = []
         for s, own in self.pending:
             if s != seat:
-                actions, cards, _ = other._legal_for(s)
+                actions, _, _ = other._legal_for(s)
                 choice = rng.choice(actions)
-                own = cards[choice["card"]] if choice["type"] == "play" else None
+                own = CARDS[choice["card"]] if choice["type"] == "play" else None
             other.pending.append((s, own))
             other.waiting.remove(s)
         other._legal = {}
@@ -653,16 +667,19 @@ def _render_window(window: dict) -> dict:
     )
 
 
-def _render_summary(summary: dict) -> dict:
-    final = summary.get("final_window")
-    return dict(
-        summary,
-        points=list(summary["points"]),
-        totals=list(summary["totals"]),
-        taken=[[card_json(CARDS[c]) for c in pile] for pile in summary["taken"]],
-        hands=[[card_json(CARDS[c]) for c in hand] for hand in summary["hands"]],
-        final_window=_render_window(final) if final else None,
-    )
+def _render_summary(summary: dict, detailed: bool) -> dict:
+    """A finished round for the views: its points for every round; for the latest one also the cards
+    each seat took and kept (what its points were counted from) and the window that ended it."""
+    view = {key: summary[key] for key in ("round", "dealer", "end", "windows")}
+    view.update(points=list(summary["points"]), totals=list(summary["totals"]))
+    if detailed:
+        final = summary.get("final_window")
+        view.update(
+            taken=[[card_json(CARDS[c]) for c in pile] for pile in summary["taken"]],
+            hands=[[card_json(CARDS[c]) for c in hand] for hand in summary["hands"]],
+            final_window=_render_window(final) if final else None,
+        )
+    return view
 
 
 GAME = GameDescription(
