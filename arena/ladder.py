@@ -19,6 +19,7 @@ from .models import BotVersion, Match, MatchSeat, Rating
 from .ratings import MODEL, ladder_key
 
 LADDER_OPEN = int(os.environ.get("PARLOUR_LADDER_OPEN", 2))
+# the games whose ladders run (default: all)
 EXPLORATION = 0.2
 
 
@@ -63,14 +64,31 @@ def choose_table(versions: list[BotVersion], ratings: dict[int, Rating], size: i
     return table if len(table) == size else []
 
 
+def standard_ladder(game: str) -> str:
+    options = GAMES[game].configure(min(GAMES[game].variant(None).player_counts)).options
+    return ladder_key(game, "standard", options)
+
+
+def ladder_rows(ladder: str) -> list[dict]:
+    """The ladder: every rated version, best conservative rating (mu - 3 sigma) first."""
+    rows = []
+    for r in Rating.objects.filter(ladder=ladder).select_related("bot_version__bot__owner"):
+        bot = r.bot_version.bot
+        rows.append({"bot": bot.name, "version": r.bot_version.number, "owner": bot.owner.username if bot.owner else "",
+                     "conservative": r.conservative, "mu": r.mu, "sigma": r.sigma, "games": r.games,
+                     "win_rate": r.wins / r.games if r.games else 0.0})
+    return sorted(rows, key=lambda row: -row["conservative"])
+
+
 def schedule_ladder_matches(rng: random.Random | None = None) -> int:
     from .tasks import run_match
 
     rng = rng or random.Random()
     scheduled = []
-    for game in sorted(GAMES):
+    games = [g for g in os.environ.get("PARLOUR_LADDER_GAMES", ",".join(sorted(GAMES))).split(",") if g in GAMES]
+    for game in games:
         options = GAMES[game].configure(min(GAMES[game].variant(None).player_counts)).options
-        ladder = ladder_key(game, "standard", options)
+        ladder = standard_ladder(game)
         open_matches = Match.objects.filter(ladder=ladder, status__in=[Match.SCHEDULED, Match.RUNNING]).count()
         versions = active_versions(game)
         size = table_size(game, len(versions))

@@ -12,17 +12,27 @@ from .models import Match
 log = logging.getLogger("parlour.arena")
 
 
-@app.task(acks_late=True, reject_on_worker_lost=True)
-def run_match(match_id: int) -> str:
+MAX_RETRIES = 3
+
+
+@app.task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES)
+def run_match(self, match_id: int) -> str:
     """Play one scheduled match and record it once: a redelivered or duplicated task finds the
-    match recorded and does nothing; a worker killed mid-match leaves it to be played again."""
+    match recorded and does nothing; a worker killed mid-match leaves it to be played again; a
+    referee that cannot be reached is retried, then the match is recorded as aborted."""
     match = Match.objects.get(pk=match_id)
     if match.status in (Match.FINISHED, Match.ABORTED):
         return "already recorded"
     Match.objects.filter(pk=match_id, status=Match.SCHEDULED).update(status=Match.RUNNING)
     from .runner import play
 
-    replay = play(match)
+    try:
+        replay = play(match)
+    except Exception as exc:  # the referee is down or the match could not be hosted
+        log.warning("match %s failed to run: %s", match.key, exc)
+        if self.request.retries < MAX_RETRIES:
+            raise self.retry(countdown=2 ** self.request.retries, exc=RuntimeError(str(exc)[:500])) from None
+        replay = {"status": f"aborted: {str(exc)[:200]}"}
     recorded = record(match_id, replay)
     if recorded:
         from .tournaments import after_match

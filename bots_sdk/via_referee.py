@@ -8,6 +8,7 @@ import os
 import secrets
 import subprocess
 import sys
+import tempfile
 from typing import Any
 
 import grpc
@@ -68,7 +69,7 @@ class LocalReferee(RefereeClient):
         self.process = subprocess.Popen(
             [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.1", "--port", "0", *(extra_args or [])],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            env=dict(os.environ, **(env or {}), PARLOUR_OPERATOR_TOKEN=token))
+            env=dict(os.environ, **(env or {}), PARLOUR_OPERATOR_TOKEN=token, PARLOUR_EXIT_WITH_PARENT="1"))
         line = self.process.stdout.readline()
         if "listening on" not in line:
             self.process.kill()
@@ -97,16 +98,22 @@ def play_via_referee(referee: RefereeClient, game: str, variant: str, options: d
     """One match, each local bot in its own SDK process (a seat whose spec is None is a remote
     bot's, offered on its Connect stream); returns the replay (the result is ``replay["result"]``)."""
     created = referee.create_match(game, variant, options, seed, time_control, names, remote_bots, seats)
-    bots = [
-        subprocess.Popen([sys.executable, "-m", "bots_sdk", "connect", spec, "--referee", referee.address,
-                          "--seat-token", token], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for spec, token in zip(bot_specs, created.seat_tokens) if spec is not None
-    ]
-    try:
-        for process in bots:
-            process.wait(timeout)
-    finally:
-        for process in bots:  # a bot still running once the match is over is not needed
-            if process.poll() is None:
-                process.kill()
+    with tempfile.TemporaryFile() as errors:
+        bots = [
+            subprocess.Popen([sys.executable, "-m", "bots_sdk", "connect", spec, "--referee", referee.address,
+                              f"--seat-token={token}"], stdout=subprocess.DEVNULL, stderr=errors)
+            for spec, token in zip(bot_specs, created.seat_tokens) if spec is not None
+        ]
+        try:
+            for process in bots:
+                process.wait(timeout)
+        finally:
+            for process in bots:  # a bot still running once the match is over is not needed
+                if process.poll() is None:
+                    process.kill()
+        errors.seek(0)
+        failed = errors.read().decode(errors="replace").strip()
+    if failed:
+        print(f"bot processes wrote:\n{failed[-4000:]}", file=sys.stderr)
     return referee.wait_for_replay(created.match_id, timeout)
+

@@ -162,7 +162,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         names = [s.bot or f"seat {i}" for i, s in enumerate(request.seats)]
         match = Match(game, config, seed, time_control, bot_names=names)
         match_id = secrets.token_hex(8)
-        tokens = [secrets.token_urlsafe(24) for _ in request.seats]
+        tokens = [secrets.token_hex(24) for _ in request.seats]  # hex: never starts with "-"
         room = Room(match_id, match, tokens, [Seat() for _ in request.seats],
                     [s.remote_bot for s in request.seats])
         room.versions = [s.version for s in request.seats]  # type: ignore[attr-defined]
@@ -509,9 +509,20 @@ async def serve(host: str, port: int, unix: str | None, settings: Settings,
     for name in ("", SERVICE):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     print(f"parlour referee {REFEREE_VERSION} listening on {' '.join(addresses)}", flush=True)
+    if os.environ.get("PARLOUR_EXIT_WITH_PARENT") == "1":
+        asyncio.get_running_loop().create_task(exit_with_parent(server))
     if ready is not None:
         ready.set_result(addresses)
     await server.wait_for_termination()
+
+
+async def exit_with_parent(server: grpc.aio.Server) -> None:
+    """A private referee (started by a worker or the CLI) stops when the process that started it is
+    gone, even if that process was killed with no chance to clean up."""
+    parent = os.getppid()
+    while os.getppid() == parent:
+        await asyncio.sleep(1.0)
+    await server.stop(grace=1.0)
 
 
 def settings_from_env(verifier_spec: str | None, replay_dir: str | None) -> Settings:

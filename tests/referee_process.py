@@ -75,7 +75,7 @@ class RefereeProcess:
 
 def bot_process(address: str, token: str, spec: str = "random", cwd: Path = ROOT) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "bots_sdk", "connect", spec, "--referee", address,
-                             "--seat-token", token], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             f"--seat-token={token}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=cwd)
 
 

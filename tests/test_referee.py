@@ -278,7 +278,7 @@ def test_wire_audit_no_seat_or_spectator_learns_a_hidden_card(referee, game, tmp
     watch = referee.stub.WatchMatch(referee_pb2.WatchMatchRequest(protocol_version=PV, match_id=created.match_id))
     audit = [tmp_path / f"seat{s}.jsonl" for s in range(players)]
     bots = [subprocess.Popen([sys.executable, "-m", "bots_sdk", "connect", f"{AUDIT_BOT}:AuditBot", "--referee",
-                              referee.address, "--seat-token", t], env=dict(os.environ, AUDIT_FILE=str(audit[s])),
+                              referee.address, f"--seat-token={t}"], env=dict(os.environ, AUDIT_FILE=str(audit[s])),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
             for s, t in enumerate(created.seat_tokens)]
     for b in bots:

@@ -1,0 +1,194 @@
+"""Tournaments and the ladder end to end: real Celery workers on the real Redis, a real referee
+process, every bot its own SDK process, on SQLite and on PostgreSQL."""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from referee_process import ROOT
+
+REDIS = "redis://127.0.0.1:6379"
+POSTGRES = "postgres://postgres@127.0.0.1:5432"
+
+
+def redis_db() -> str:
+    """A Redis database of its own for each test (flushed), so parallel runs never share queues."""
+    import redis
+
+    index = 1 + (os.getpid() + int(time.time() * 1000)) % 15
+    url = f"{REDIS}/{index}"
+    redis.Redis.from_url(url).flushdb()
+    return url
+
+
+class Platform:
+    """A temporary PARLOUR_HOME, a database, a referee and Celery workers for one test."""
+
+    def __init__(self, tmp: Path, database: str, visibility_timeout: int = 3600) -> None:
+        self.home = tmp
+        self.env = dict(os.environ, PARLOUR_HOME=str(tmp), REDIS_URL=redis_db(),
+                        PARLOUR_VISIBILITY_TIMEOUT=str(visibility_timeout), PARLOUR_WORKERS="2")
+        self.env.pop("DATABASE_URL", None)
+        self.database = None
+        if database == "postgres":
+            import psycopg
+
+            self.database = f"parlour_test_{secrets.token_hex(4)}"
+            with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as conn:
+                conn.execute(f"CREATE DATABASE {self.database}")
+            self.env["DATABASE_URL"] = f"{POSTGRES}/{self.database}"
+        token = secrets.token_urlsafe(8)
+        self.referee = subprocess.Popen(
+            [sys.executable, "-m", "referee", "serve", "--port", "0", "--token-verifier", "arena.tokens:verify"],
+            env=dict(self.env, PARLOUR_OPERATOR_TOKEN=token), stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+        address = self.referee.stdout.readline().split("listening on", 1)[1].split()[0]
+        self.env.update(REFEREE_ADDRESS=address, PARLOUR_OPERATOR_TOKEN=token)
+        self.workers: list[subprocess.Popen] = []
+
+    def arena(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        done = subprocess.run([sys.executable, "-m", "arena", *args], env=self.env, capture_output=True,
+                              text=True, cwd=ROOT, timeout=timeout)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done
+
+    def start_worker(self) -> subprocess.Popen:
+        log = open(self.home / f"worker-{len(self.workers)}.log", "w")
+        worker = subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=self.env, cwd=ROOT,
+                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.workers.append(worker)
+        return worker
+
+    def close(self) -> None:
+        for worker in self.workers:
+            if worker.poll() is None:
+                os.killpg(worker.pid, signal.SIGTERM)
+                try:
+                    worker.wait(10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(worker.pid, signal.SIGKILL)
+        self.referee.terminate()
+        self.referee.wait(10)
+        if self.database:
+            import psycopg
+
+            with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as conn:
+                conn.execute(f"DROP DATABASE IF EXISTS {self.database} WITH (FORCE)")
+
+
+@pytest.fixture
+def platform(request, tmp_path):
+    made = []
+
+    def make(database: str = "sqlite", **kw) -> Platform:
+        made.append(Platform(tmp_path, database, **kw))
+        return made[-1]
+
+    yield make
+    for p in made:
+        p.close()
+
+
+def hand_standings(export: dict) -> dict[str, tuple[Fraction, Fraction]]:
+    """Points and Buchholz recomputed here from the recorded ranks, as docs/tournaments.md defines
+    them: rank r of k earns (k - r)/(k - 1), ties share the average; a bye 1/2; Buchholz sums the
+    final points of every opponent met at every table."""
+    points: dict[str, Fraction] = defaultdict(Fraction)
+    tables = []
+    for match in export["matches"]:
+        labels = [s["label"] for s in match["seats"]]
+        ranks = [s["rank"] for s in match["seats"]]
+        k = len(ranks)
+        for label, rank in zip(labels, ranks):
+            tied = ranks.count(rank)
+            places = range(rank, rank + tied)
+            points[label] += sum(Fraction(k - p, k - 1) for p in places) / tied
+        tables.append(labels)
+    for byes in export["byes"].values():
+        for label in byes:
+            points[label] += Fraction(1, 2)
+    buchholz: dict[str, Fraction] = defaultdict(Fraction)
+    for labels in tables:
+        for label in labels:
+            buchholz[label] += sum(points[o] for o in labels if o != label)
+    return {label: (points[label], buchholz[label]) for label in points}
+
+
+def check_recorded_once(export: dict, expected_matches: int) -> None:
+    assert export["status"] == "finished"
+    assert len(export["matches"]) == expected_matches
+    assert len({m["key"] for m in export["matches"]}) == expected_matches
+    for match in export["matches"]:
+        assert match["status"] == "finished"
+        assert all(s["rank"] is not None and s["status"] for s in match["seats"])
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgres"])
+def test_swiss_tussie_mussie_16_entrants(platform, database) -> None:
+    p = platform(database)
+    p.start_worker()
+    bots = ["greedy", "greedy#2"] + ["random"] + [f"random#{i}" for i in range(2, 15)]
+    p.arena("tournament", "create", "tussie-mussie", "--format", "swiss", "--rounds", "3", "--seed", "7",
+            "--bots", ",".join(bots))
+    p.arena("tournament", "run", "1")
+    export = json.loads(p.arena("tournament", "standings", "1", "--json").stdout)
+    check_recorded_once(export, 3 * 4)  # 16 entrants at tables of 4, three rounds
+    hand = hand_standings(export)
+    rows = export["standings"]
+    assert {r["label"] for r in rows} == set(bots)
+    for row in rows:
+        assert Fraction(row["points"]).limit_denominator(1000) == hand[row["label"]][0]
+        assert Fraction(row["buchholz"]).limit_denominator(1000) == hand[row["label"]][1]
+    ordered = [(r["points"], r["buchholz"]) for r in rows]
+    assert ordered == sorted(ordered, reverse=True)
+
+
+def test_round_robin_tricky_twist_and_a_killed_worker(platform) -> None:
+    """kill -9 the worker mid-tournament; a new worker finishes it; every match is recorded once."""
+    p = platform("sqlite", visibility_timeout=8)
+    first = p.start_worker()
+    bots = ["greedy", "random", "random#2", "random#3", "random#4", "random#5"]
+    created = p.arena("tournament", "create", "tricky-twist", "--format", "round-robin", "--table-size", "3",
+                      "--seed", "3", "--bots", ",".join(bots)).stdout
+    rounds = int(created.split(" rounds")[0].rsplit(" ", 1)[1])
+    runner = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", "1"], env=p.env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(6)  # some matches are running now
+    os.killpg(first.pid, signal.SIGKILL)
+    p.start_worker()
+    out, err = runner.communicate(timeout=240)
+    assert runner.returncode == 0, err[-2000:]
+    export = json.loads(p.arena("tournament", "standings", "1", "--json").stdout)
+    check_recorded_once(export, rounds * 2)  # 6 entrants at tables of 3: two tables a round
+    meetings = defaultdict(int)
+    for match in export["matches"]:
+        labels = sorted(s["label"] for s in match["seats"])
+        for i, a in enumerate(labels):
+            for b in labels[i + 1:]:
+                meetings[a, b] += 1
+    assert len(meetings) == 15, "every pair met at least once"
+    hand = hand_standings(export)
+    for row in export["standings"]:
+        assert Fraction(row["points"]).limit_denominator(1000) == hand[row["label"]][0]
+
+
+def test_ladder_puts_greedy_above_random(platform) -> None:
+    p = platform("sqlite")
+    p.start_worker()
+    p.env["PARLOUR_LADDER_GAMES"] = "tussie-mussie"
+    p.env["PARLOUR_LADDER_OPEN"] = "4"
+    p.arena("ladder", "run", "--matches", "200", timeout=600)
+    ladder = json.loads(p.arena("ladder", "show", "tussie-mussie", "--json").stdout)
+    rows = {row["bot"]: row for row in ladder["rows"]}
+    assert sum(row["games"] for row in rows.values()) >= 200 * 2
+    assert rows["greedy"]["conservative"] > rows["random"]["conservative"]
