@@ -163,7 +163,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             played = Match.objects.exclude(ladder="").filter(status=Match.FINISHED).count()
             if args.matches is not None and played - started >= args.matches:
                 return 0
-            time.sleep(1.0)
+            time.sleep(0.3)
 
 
 def cmd_ladder_show(args: argparse.Namespace) -> int:

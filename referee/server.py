@@ -363,12 +363,11 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             queue.put_nowait(event)
 
     async def finish(self, room: Room) -> None:
+        """Tell the seats first (their bots may exit at once), then build and store the replay off
+        the event loop, then tell the watchers and release the seat tokens."""
         match = room.match
-        room.finished = True
         if match.finished:
             result = match.result()
-            room.replay = build_replay(match, getattr(room, "versions", None))
-            self.store_replay(room)
         else:
             result = {"aborted": room.status, "statuses": match.policy.statuses(),
                       "strikes": list(match.policy.strikes)}
@@ -383,12 +382,16 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                                                 status=room.status)
         for seat in room.seats:
             seat.send(referee_pb2.RefereeMessage(end=room.end_message))
+        for token in room.tokens:  # seat tokens expire with the match
+            self.tokens.pop(token, None)
+        if match.finished:
+            room.replay = await asyncio.to_thread(build_replay, match, getattr(room, "versions", None))
+            await asyncio.to_thread(self.store_replay, room)
+        room.finished = True
         event = referee_pb2.MatchEvent(protocol_version=PV, step=len(room.public) - 1, finished=True,
                                        end=room.end_message)
         for queue in room.watchers:
             queue.put_nowait(event)
-        for token in room.tokens:  # seat tokens expire with the match
-            self.tokens.pop(token, None)
 
     def store_replay(self, room: Room) -> None:
         if self.settings.replay_dir and room.replay:

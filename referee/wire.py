@@ -12,6 +12,7 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
 
 from parlour.v1 import options_pb2, referee_pb2
 
@@ -121,6 +122,62 @@ def _fill_repeated(message: Message, field: FieldDescriptor, values: Any, where:
             target.append(_check_scalar(field, value, f"{where}[{i}]"))
 
 
+# ---------------------------------------------------------------------- JSON -> message, fast
+# The hot path (every decision the referee sends): turn the JSON into constructor arguments
+# (unwrapping bare lists, dropping nulls) and let the C implementation build the message. Any
+# error falls back to ``fill``, which names the offending key.
+_PLANS: dict[str, tuple[bool, dict[str, tuple]]] = {}
+
+
+def _plan(descriptor: Descriptor) -> tuple[bool, dict[str, tuple]]:
+    plan = _PLANS.get(descriptor.full_name)
+    if plan is None:
+        fields = {}
+        for field in descriptor.fields:
+            message = field.message_type if field.type == FieldDescriptor.TYPE_MESSAGE else None
+            if message is not None and _is_map(field):
+                value = message.fields_by_name["value"]
+                kind, sub = "map", value.message_type if value.type == FieldDescriptor.TYPE_MESSAGE else None
+            elif message is not None:
+                kind, sub = ("list" if _is_repeated(field) else "one"), message
+            else:
+                kind, sub = "scalar", None
+            fields[field.name] = (kind, sub, _is_nullable(field))
+        plan = _PLANS[descriptor.full_name] = (_is_wrapper(descriptor), fields)
+    return plan
+
+
+def _arguments(descriptor: Descriptor, data: Any) -> dict[str, Any]:
+    wrapper, fields = _plan(descriptor)
+    if wrapper:
+        (name, (kind, sub, _)), = fields.items()
+        return {name: [_arguments(sub, v) for v in data] if sub is not None else data}
+    out = {}
+    for key, value in data.items():
+        kind, sub, nullable = fields[key]
+        if value is None:
+            if not nullable:
+                raise WireError(f"{key}: null for a field that is not nullable")
+            continue
+        if sub is None:
+            out[key] = value
+        elif kind == "list":
+            out[key] = [_arguments(sub, v) for v in value]
+        elif kind == "one":
+            out[key] = _arguments(sub, value)
+        else:
+            out[key] = {k: _arguments(sub, v) for k, v in value.items()}
+    return out
+
+
+def build(cls: type[Message], data: Any, where: str) -> Message:
+    """The message of class ``cls`` for ``data`` (its JSON form)."""
+    try:
+        return cls(**_arguments(cls.DESCRIPTOR, data))
+    except Exception:
+        return fill(cls(), data, where)  # slow, but names the key that does not fit
+
+
 # ---------------------------------------------------------------------- message -> JSON
 def to_json(message: Message) -> Any:
     """The JSON form of a typed message."""
@@ -166,11 +223,14 @@ def game_field(game_id: str) -> str:
         raise WireError(f"no wire messages for game {game_id!r}") from None
 
 
+def _game_class(container: type[Message], game_id: str) -> tuple[str, type[Message]]:
+    name = game_field(game_id)
+    return name, GetMessageClass(container.DESCRIPTOR.fields_by_name[name].message_type)
+
+
 def observation_message(game_id: str, view: dict[str, Any]) -> referee_pb2.Observation:
-    message = referee_pb2.Observation()
-    fill(getattr(message, game_field(game_id)), view, "observation")
-    getattr(message, game_field(game_id)).SetInParent()
-    return message
+    name, cls = _game_class(referee_pb2.Observation, game_id)
+    return referee_pb2.Observation(**{name: build(cls, view, "observation")})
 
 
 def observation_json(message: referee_pb2.Observation) -> dict[str, Any]:
@@ -181,10 +241,8 @@ def observation_json(message: referee_pb2.Observation) -> dict[str, Any]:
 
 
 def action_message(game_id: str, action: dict[str, Any]) -> referee_pb2.Action:
-    message = referee_pb2.Action()
-    fill(getattr(message, game_field(game_id)), action, "action")
-    getattr(message, game_field(game_id)).SetInParent()
-    return message
+    name, cls = _game_class(referee_pb2.Action, game_id)
+    return referee_pb2.Action(**{name: build(cls, action, "action")})
 
 
 def action_json(message: referee_pb2.Action) -> dict[str, Any]:
