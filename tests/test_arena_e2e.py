@@ -37,7 +37,8 @@ class Platform:
     def __init__(self, tmp: Path, database: str, visibility_timeout: int = 3600) -> None:
         self.home = tmp
         self.env = dict(os.environ, PARLOUR_HOME=str(tmp), REDIS_URL=redis_db(),
-                        PARLOUR_VISIBILITY_TIMEOUT=str(visibility_timeout), PARLOUR_WORKERS="2")
+                        PARLOUR_VISIBILITY_TIMEOUT=str(visibility_timeout), PARLOUR_WORKERS="2",
+                        PARLOUR_RESTORE_INTERVAL="2", PARLOUR_RESTORE_THROTTLE="1")
         self.env.pop("DATABASE_URL", None)
         self.database = None
         if database == "postgres":
@@ -155,7 +156,7 @@ def test_swiss_tussie_mussie_16_entrants(platform, database) -> None:
 
 def test_round_robin_tricky_twist_and_a_killed_worker(platform) -> None:
     """kill -9 the worker mid-tournament; a new worker finishes it; every match is recorded once."""
-    p = platform("sqlite", visibility_timeout=8)
+    p = platform("sqlite", visibility_timeout=10)
     first = p.start_worker()
     bots = ["greedy", "random", "random#2", "random#3", "random#4", "random#5"]
     created = p.arena("tournament", "create", "tricky-twist", "--format", "round-robin", "--table-size", "3",

@@ -104,6 +104,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("PARLOUR_VISIBILITY_TIMEOUT", MATCH_TIME_LIMIT + 300)),
+    # how often workers look for unacknowledged tasks past the visibility timeout (a killed worker's)
+    "unacked_restore_interval": int(os.environ.get("PARLOUR_RESTORE_INTERVAL", 10)),
+    "unacked_restore_throttle": int(os.environ.get("PARLOUR_RESTORE_THROTTLE", 10)),
 }
 CELERY_TASK_TIME_LIMIT = MATCH_TIME_LIMIT
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
