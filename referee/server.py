@@ -100,6 +100,7 @@ class Room:
     replay: dict | None = None
     end_message: referee_pb2.MatchEnd | None = None
     task: asyncio.Task | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)  # set once the replay is stored
 
 
 class RefereeService(referee_pb2_grpc.RefereeServicer):
@@ -388,6 +389,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             room.replay = await asyncio.to_thread(build_replay, match, getattr(room, "versions", None))
             await asyncio.to_thread(self.store_replay, room)
         room.finished = True
+        room.done.set()
         event = referee_pb2.MatchEvent(protocol_version=PV, step=len(room.public) - 1, finished=True,
                                        end=room.end_message)
         for queue in room.watchers:
@@ -447,6 +449,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         room = self.rooms.get(request.match_id)
         if room is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
+        if room.end_message is not None:  # over: the replay is being written, it is worth the wait
+            await room.done.wait()
         if room.replay is not None:
             replay = dict(room.replay)
             replay["bot_logs"] = await self.visible_logs(room, request, context)
