@@ -88,21 +88,38 @@ def patch(old: Any, delta: dict) -> Any:
     raise ValueError(f"not a replay delta: {delta!r}")
 
 
-def encode_frames(views: list[Any]) -> list[dict]:
-    frames = []
-    for i, view in enumerate(views):
-        if i % KEYFRAME_EVERY == 0:
-            frames.append({"k": view})
+class FrameEncoder:
+    """Encodes a view per step as it comes: a keyframe every KEYFRAME_EVERY steps, else a delta."""
+
+    def __init__(self) -> None:
+        self.frames: list[dict] = []
+        self.previous: Any = None
+
+    def add(self, view: Any) -> None:
+        if len(self.frames) % KEYFRAME_EVERY == 0:
+            self.frames.append({"k": view})
         else:
-            frames.append({"d": diff(views[i - 1], view) or {"o": {}}})
-    return frames
+            self.frames.append({"d": diff(self.previous, view) or {"o": {}}})
+        self.previous = view
+
+
+def encode_frames(views: list[Any]) -> list[dict]:
+    encoder = FrameEncoder()
+    for view in views:
+        encoder.add(view)
+    return encoder.frames
+
+
+def iter_frames(frames: list[dict]) -> Iterator[Any]:
+    """The views of a list of frames, one at a time."""
+    view: Any = None
+    for frame in frames:
+        view = frame["k"] if "k" in frame else patch(view, frame["d"])
+        yield view
 
 
 def decode_frames(frames: list[dict]) -> list[Any]:
-    views: list[Any] = []
-    for frame in frames:
-        views.append(frame["k"] if "k" in frame else patch(views[-1], frame["d"]))
-    return views
+    return list(iter_frames(frames))
 
 
 # ---------------------------------------------------------------------- re-simulation
@@ -173,22 +190,38 @@ def simulate(header: dict[str, Any], log: list[dict[str, Any]]) -> Iterator[Step
     state.fault_counts = [dict(c) for c in policy.counts]  # type: ignore[attr-defined]
 
 
-def views_of(header: dict[str, Any], log: list[dict[str, Any]]) -> tuple[list, list[list], dict]:
-    """Every step's public view and per-seat observations, and the result, by re-simulation."""
-    public: list[Any] = []
-    seats: list[list[Any]] = [[] for _ in range(header["players"])]
+def iter_views(header: dict[str, Any], log: list[dict[str, Any]]) -> Iterator[tuple[Any, list[Any]] | dict]:
+    """By re-simulation: every step's public view and per-seat observations, then the result.
+
+    Views are compared as the engines make them: engines speak plain JSON types only (docs/engines.md),
+    so no JSON round trip is needed (it would cost more than the game itself).
+    """
     state = None
+    players = header["players"]
     for item in simulate(header, log):
         state = item if isinstance(item, GameState) else item.state
-        public.append(state.public_view())
-        for seat in range(header["players"]):
-            seats[seat].append(state.observation(seat))
+        yield state.public_view(), [state.observation(seat) for seat in range(players)]
     result = dict(state.result())
     result["statuses"] = state.statuses
     result["strikes"] = state.strikes
     result["fault_counts"] = state.fault_counts
-    # JSON round trip so recorded and re-derived views compare alike (tuples, int keys)
-    return json.loads(json.dumps(public)), json.loads(json.dumps(seats)), json.loads(json.dumps(result))
+    yield json.loads(json.dumps(result))
+
+
+def record_views(header: dict[str, Any], log: list[dict[str, Any]]) -> tuple[list, list[list], dict]:
+    """The encoded public and per-seat frames, and the result."""
+    public = FrameEncoder()
+    seats = [FrameEncoder() for _ in range(header["players"])]
+    result: dict = {}
+    for item in iter_views(header, log):
+        if isinstance(item, dict):
+            result = item
+            break
+        view, observations = item
+        public.add(view)
+        for encoder, observation in zip(seats, observations):
+            encoder.add(observation)
+    return public.frames, [s.frames for s in seats], result
 
 
 # ---------------------------------------------------------------------- build, store, check
@@ -216,15 +249,15 @@ def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, A
         "seed": match.seed,
     }
     log = json.loads(json.dumps(match.log))
-    public, seats, result = views_of(header, log)
+    public, seats, result = record_views(header, log)
     expected = json.loads(json.dumps(match.result()))
     if result != expected:
         raise ReplayError("re-simulating the match did not give its result")
     return {
         "header": header,
         "log": log,
-        "public": encode_frames(public),
-        "views": [encode_frames(v) for v in seats],
+        "public": public,
+        "views": seats,
         "bot_logs": list(match.bot_logs),
         "result": result,
     }
@@ -248,24 +281,36 @@ def read_replay(path: str | Path) -> dict[str, Any]:
 def check_replay(replay: dict[str, Any]) -> list[str]:
     """Problems found by re-simulating from the seed and the log (an empty list: the replay holds)."""
     header, log = replay["header"], replay["log"]
+    players = header["players"]
+    if len(replay["views"]) != players:
+        return [f"{len(replay['views'])} seats' views for {players} players"]
+    recorded_public = iter_frames(replay["public"])
+    recorded_seats = [iter_frames(frames) for frames in replay["views"]]
+    problems: list[str] = []
+    differs: dict[str, int] = {}
+    step = 0
     try:
-        public, seats, result = views_of(header, log)
+        for item in iter_views(header, log):
+            if isinstance(item, dict):
+                if replay["result"] != item:
+                    problems.append(f"the result differs: recorded {replay['result']}, re-simulated {item}")
+                break
+            public, observations = item
+            if "public" not in differs and next(recorded_public, None) != public:
+                differs["public"] = step
+            for seat, observation in enumerate(observations):
+                if seat not in differs and next(recorded_seats[seat], None) != observation:
+                    differs[seat] = step
+            step += 1
     except Exception as exc:  # an edited log can break the re-simulation anywhere
         return [f"re-simulation failed: {exc}"]
-    problems = []
-    recorded_public = decode_frames(replay["public"])
-    if recorded_public != public:
-        problems.append(f"public views differ from step {first_difference(recorded_public, public)}")
-    for seat, frames in enumerate(replay["views"]):
-        recorded = decode_frames(frames)
-        if recorded != seats[seat]:
-            problems.append(f"seat {seat}'s views differ from step {first_difference(recorded, seats[seat])}")
-    if len(replay["views"]) != len(seats):
-        problems.append("wrong number of seats' views")
-    if replay["result"] != result:
-        problems.append(f"the result differs: recorded {replay['result']}, re-simulated {result}")
+    if next(recorded_public, None) is not None:
+        differs.setdefault("public", step)
+    if "public" in differs:
+        problems.insert(0, f"public views differ from step {differs['public']}")
+    for seat in range(players):
+        if seat in differs or next(recorded_seats[seat], None) is not None:
+            problems.append(f"seat {seat}'s views differ from step {differs.get(seat, step)}")
     return problems
 
 
-def first_difference(a: list, b: list) -> int:
-    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
