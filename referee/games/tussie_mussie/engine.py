@@ -29,6 +29,7 @@ apprentice kept, with ``kept_from``: the tiles it kept them from).
 """
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -479,7 +480,7 @@ class TussieMussieState(GameState):
             "out_of_round": [
                 tile_json(t) if self.saw(viewer, seen) else HIDDEN for t, seen in self.out
             ],
-            "rounds": self.history,
+            "rounds": json.loads(json.dumps(self.history)),  # a fresh copy: views never alias the state
         }
         if self.offer is not None:
             mine = viewer == self.offerer()

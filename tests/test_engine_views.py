@@ -1,0 +1,49 @@
+"""Views are fresh objects: what a seat (or a replay) was given never changes as play goes on, and
+changing it changes nothing in the game."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from engine_contract import step
+from referee.games import GAMES
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_views_never_alias_the_state(game_id: str) -> None:
+    game = GAMES[game_id]
+    config = game.configure(max(game.variant(None).player_counts))
+    state = game.new_state(config, 3)
+    rng = random.Random(3)
+    kept = []
+    steps = 0
+    while not state.is_terminal():
+        if steps % 5 == 0:
+            views = [state.public_view()] + [state.observation(s) for s in range(config.players)]
+            kept.append((views, json.dumps(views, sort_keys=True)))
+        step(state, rng)
+        steps += 1
+    for views, snapshot in kept:
+        assert json.dumps(views, sort_keys=True) == snapshot, "a view given earlier changed later"
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_changing_a_view_changes_nothing(game_id: str) -> None:
+    game = GAMES[game_id]
+    config = game.configure(min(game.variant(None).player_counts))
+    state = game.new_state(config, 5)
+    rng = random.Random(5)
+    for _ in range(40):
+        if state.is_terminal():
+            break
+        before = json.dumps(state.to_position(), sort_keys=True)
+        for view in [state.public_view()] + [state.observation(s) for s in range(config.players)]:
+            for value in view.values():
+                if isinstance(value, list):
+                    value.clear()
+                elif isinstance(value, dict):
+                    value.clear()
+        assert json.dumps(state.to_position(), sort_keys=True) == before
+        step(state, rng)
