@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     ladder_show = ladder.add_parser("show", help="print a game's ladder")
     ladder_show.add_argument("game")
     ladder_show.add_argument("--json", action="store_true")
+    demo = commands.add_parser("demo", help="the whole platform on this machine (make demo)")
+    demo.add_argument("--port", type=int, default=8000)
     commands.add_parser("worker", help="a Celery worker")
     commands.add_parser("beat", help="Celery beat (schedules the ladder)")
     args = parser.parse_args(argv)
@@ -69,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "tournament":
             return {"create": cmd_create, "run": cmd_run, "standings": cmd_standings}[args.action](args)
+        if args.command == "demo":
+            from .demo import run_demo
+
+            return run_demo(port=args.port)
         if args.command == "ladder":
             return cmd_ladder(args) if args.action == "run" else cmd_ladder_show(args)
         return celery_process(args.command)

@@ -1,0 +1,101 @@
+"""``python -m arena demo`` (``make demo``): the whole platform on one machine.
+
+SQLite, a demo account, the house bots, a referee, a private Redis, a Celery worker and beat, the
+web server on 127.0.0.1:8000; one small Swiss tournament per game and the ladder fill the site in
+while it runs. Ctrl-C stops every process it started.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+from referee.games import GAMES
+
+DEMO_USER = "demo"
+
+
+def demo_account() -> tuple[str, str]:
+    from django.contrib.auth import get_user_model
+
+    User = get_user_model()
+    password = secrets.token_urlsafe(9)
+    user, _ = User.objects.get_or_create(username=DEMO_USER)
+    user.set_password(password)
+    user.save()
+    return DEMO_USER, password
+
+
+def demo_tournaments() -> list[int]:
+    from .models import Tournament
+    from .tournaments import create_tournament, start_tournament
+
+    created = []
+    for game_id in sorted(GAMES):
+        if Tournament.objects.filter(game=game_id, name__startswith="Demo").exists():
+            continue
+        size = max(GAMES[game_id].variant(None).player_counts)
+        field = max(4, 2 * size) if size > 2 else 6
+        bots = ["greedy"] + ["random"] + [f"random#{i}" for i in range(2, field)]
+        tournament = create_tournament(game_id, "swiss", bots, rounds=3, name=f"Demo {GAMES[game_id].name} Swiss",
+                                       table_size=min(size, 4))
+        start_tournament(tournament)
+        created.append(tournament.pk)
+    return created
+
+
+def wait_for_site(url: str, timeout: float = 60.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return True
+        except OSError:
+            time.sleep(0.3)
+    return False
+
+
+def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
+    from .__main__ import platform_processes
+    from .house import ensure_house_bots
+
+    os.environ.setdefault("PARLOUR_ALLOW_UPLOADS", "1")
+    ensure_house_bots()
+    username, password = demo_account()
+    children: list[subprocess.Popen] = []
+    with platform_processes():
+        env = dict(os.environ)
+        children.append(subprocess.Popen([sys.executable, "-m", "arena", "beat"], env=env,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        children.append(subprocess.Popen([sys.executable, "-m", "webui", "serve", "--host", host, "--port", str(port)],
+                                         env=env))
+        url = f"http://{host}:{port}/"
+        try:
+            if not wait_for_site(url):
+                print("error: the web server did not start", file=sys.stderr)
+                return 1
+            demo_tournaments()
+            print(f"\nParlour is running at {url}\n"
+                  f"  demo account: {username} / {password}\n"
+                  f"  referee for remote bots: {os.environ.get('REFEREE_ADDRESS')}\n"
+                  "  the demo tournaments and the ladder fill the site in as they play.\n"
+                  "Press Ctrl-C to stop.", flush=True)
+            signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop on SIGTERM as on Ctrl-C
+            while all(child.poll() is None for child in children):
+                time.sleep(1.0)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            print("stopping...", flush=True)
+            for child in children:
+                child.terminate()
+            for child in children:
+                try:
+                    child.wait(10)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+    return 0
