@@ -1,13 +1,31 @@
 from django.contrib import admin
-from django.urls import path
-from django.http import HttpResponse
+from django.contrib.auth import views as auth_views
+from django.contrib.staticfiles.views import serve as static_serve
+from django.urls import path, re_path
 
-
-def home(request):
-    return HttpResponse("Parlour")
-
+from . import views
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("", home, name="home"),
+    path("", views.home, name="home"),
+    path("ladder/<str:game>/", views.ladder, name="ladder"),
+    path("ladder/<str:game>/solo/", views.solo_scores, name="solo"),
+    path("bots/", views.my_bots, name="my_bots"),
+    path("bots/upload/", views.upload, name="upload"),
+    path("bots/remote/new/", views.remote_new, name="remote_new"),
+    path("bots/<int:bot_id>/", views.bot_page, name="bot"),
+    path("bots/<int:bot_id>/active/", views.bot_active, name="bot_active"),
+    path("bots/<int:bot_id>/versions/<int:number>/report/", views.version_report, name="version_report"),
+    path("bots/<int:bot_id>/tokens/new/", views.token_create, name="token_create"),
+    path("bots/<int:bot_id>/tokens/<int:token_id>/revoke/", views.token_revoke, name="token_revoke"),
+    path("tournaments/", views.tournament_list, name="tournaments"),
+    path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
+    path("matches/<int:match_id>/", views.match_page, name="match"),
+    path("matches/<int:match_id>/replay.json", views.replay_json, name="replay_json"),
+    path("matches/<int:match_id>/replay.json.gz", views.replay_download, name="replay_download"),
+    path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/login/", auth_views.LoginView.as_view(template_name="webui/login.html"), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # the site's own CSS and the viewer's files, whatever the server (no separate static server needed)
+    re_path(r"^static/(?P<path>.*)$", static_serve, {"insecure": True}),
 ]

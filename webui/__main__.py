@@ -1,0 +1,63 @@
+"""``python -m webui serve [--host H] [--port P]`` runs the site; ``python -m webui migrate`` sets up
+the database; ``python -m webui smoke VERSION_ID`` re-runs a pending upload's smoke match.
+
+``serve`` migrates first, then uses gunicorn, else waitress, when installed (production-grade WSGI
+servers), else Django's ``runserver --noreload``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m webui", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the website")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=int(os.environ.get("PARLOUR_WEB_WORKERS", 2)))
+    commands.add_parser("migrate", help="create or update the database tables")
+    smoke = commands.add_parser("smoke", help="run a pending version's smoke match")
+    smoke.add_argument("version_id", type=int)
+    args = parser.parse_args(argv)
+
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    if args.command == "migrate":
+        call_command("migrate")
+        return 0
+    if args.command == "smoke":
+        from arena.models import BotVersion
+
+        from .smoke import smoke_version
+
+        version = BotVersion.objects.select_related("bot").get(pk=args.version_id)
+        passed = smoke_version(version)
+        print(f"{version}: {version.state}")
+        return 0 if passed else 1
+    call_command("migrate", verbosity=0)
+    address = f"{args.host}:{args.port}"
+    if importlib.util.find_spec("gunicorn"):
+        os.execvp(sys.executable, [sys.executable, "-m", "gunicorn", "webui.wsgi:application",
+                                   "--bind", address, "--workers", str(args.workers), "--timeout", "120"])
+    if importlib.util.find_spec("waitress"):
+        from waitress import serve as waitress_serve
+
+        from .wsgi import application
+
+        print(f"Parlour on http://{address}/ (waitress)", flush=True)
+        waitress_serve(application, host=args.host, port=args.port, threads=8)
+        return 0
+    call_command("runserver", address, "--noreload")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

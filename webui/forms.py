@@ -1,0 +1,169 @@
+"""Forms: sign-up, bot upload (a .py file or a .zip), remote bots."""
+from __future__ import annotations
+
+import ast
+import io
+import re
+import stat
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import UserCreationForm
+
+from arena.models import GAME_CHOICES
+
+ZIP_TOTAL_LIMIT = 2 * 1024 * 1024
+ZIP_MEMBER_LIMIT = 200
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}$")
+RESERVED = {"random", "greedy"}  # house bots are entered by these names
+SDK_BASES = {"Bot", "RandomBot"}
+
+
+def upload_limit() -> int:
+    return int(getattr(settings, "PARLOUR_UPLOAD_LIMIT", 256 * 1024))
+
+
+class SignUpForm(UserCreationForm):
+    pass
+
+
+def clean_bot_name(name: str) -> str:
+    name = name.strip()
+    if not NAME_RE.match(name):
+        raise forms.ValidationError("1 to 64 characters: letters, digits, space, _ . - (starting with a letter or digit)")
+    if name.lower() in RESERVED or re.fullmatch(r"bot-\d+", name):
+        raise forms.ValidationError("that name is reserved")
+    return name
+
+
+class RemoteBotForm(forms.Form):
+    name = forms.CharField(max_length=64)
+    game = forms.ChoiceField(choices=GAME_CHOICES)
+
+    def clean_name(self) -> str:
+        return clean_bot_name(self.cleaned_data["name"])
+
+
+@dataclass
+class BotPackage:
+    """A validated upload: the files to store (relative path -> bytes) and where the bot is."""
+
+    files: dict[str, bytes]
+    module: str  # relative path of the .py holding the Bot subclass
+    class_name: str
+
+
+def bot_classes(source: bytes, filename: str) -> list[str]:
+    """The Bot subclasses a module defines, found with ``ast`` (never imported): classes whose base
+    is ``Bot``/``RandomBot`` (bare or dotted) or another such class of the file; when a class is
+    itself a base of another, only the most derived ones count."""
+    try:
+        tree = ast.parse(source, filename=filename)
+    except (SyntaxError, ValueError) as exc:
+        raise forms.ValidationError(f"{filename} is not valid Python: {exc}") from None
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+
+    def base_name(base: ast.expr) -> str:
+        if isinstance(base, ast.Name):
+            return base.id
+        if isinstance(base, ast.Attribute):
+            return base.attr
+        return ""
+
+    found: list[str] = []
+    changed = True
+    while changed:
+        changed = False
+        for node in classes:
+            if node.name not in found and any(base_name(b) in SDK_BASES or base_name(b) in found for b in node.bases):
+                found.append(node.name)
+                changed = True
+    used_as_base = {base_name(b) for node in classes if node.name in found for b in node.bases}
+    return [name for name in found if name not in used_as_base]
+
+
+def safe_member(name: str) -> str:
+    """The member's relative path, or an error for absolute paths, ``..`` and drive letters."""
+    if name.startswith(("/", "\\")) or "\\" in name or re.match(r"^[A-Za-z]:", name):
+        raise forms.ValidationError(f"unsafe path in the zip: {name!r}")
+    parts = PurePosixPath(name).parts
+    if any(part in ("..", "") for part in parts):
+        raise forms.ValidationError(f"unsafe path in the zip: {name!r}")
+    return str(PurePosixPath(*parts))
+
+
+def read_zip(data: bytes) -> dict[str, bytes]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise forms.ValidationError("not a valid zip file") from None
+    members = archive.infolist()
+    if len(members) > ZIP_MEMBER_LIMIT:
+        raise forms.ValidationError(f"at most {ZIP_MEMBER_LIMIT} files in a zip")
+    files: dict[str, bytes] = {}
+    total = 0
+    for info in members:
+        relative = safe_member(info.filename.rstrip("/") if info.is_dir() else info.filename)
+        if info.is_dir() or relative.startswith("__MACOSX"):
+            continue
+        if stat.S_ISLNK(info.external_attr >> 16):
+            raise forms.ValidationError(f"symbolic links are not allowed: {info.filename!r}")
+        total += info.file_size
+        if total > ZIP_TOTAL_LIMIT:
+            raise forms.ValidationError("the zip holds more than 2 MiB uncompressed")
+        try:
+            with archive.open(info) as member:  # read at most what the header claims (zip bombs lie)
+                content = member.read(info.file_size + 1)
+        except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, EOFError) as exc:
+            raise forms.ValidationError(f"{info.filename!r} cannot be read: {exc}") from None
+        if len(content) != info.file_size:
+            raise forms.ValidationError(f"{info.filename!r}: size does not match its header")
+        files[relative] = content
+    return files
+
+
+def bot_package(filename: str, data: bytes) -> BotPackage:
+    if filename.lower().endswith(".py"):
+        base = PurePosixPath(filename.replace("\\", "/")).name
+        name = base if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\.py", base) else "bot.py"
+        files = {name: data}
+    elif filename.lower().endswith(".zip"):
+        files = read_zip(data)
+    else:
+        raise forms.ValidationError("upload a .py file or a .zip")
+    candidates = []
+    for relative, content in files.items():
+        if relative.endswith(".py"):
+            candidates += [(relative, cls) for cls in bot_classes(content, relative)]
+    if not candidates:
+        raise forms.ValidationError("no Bot subclass found (class MyBot(Bot): ...)")
+    if len(candidates) > 1:
+        listed = ", ".join(f"{path}:{cls}" for path, cls in candidates)
+        raise forms.ValidationError(f"several Bot subclasses found ({listed}): keep exactly one")
+    module, class_name = candidates[0]
+    return BotPackage(files, module, class_name)
+
+
+class UploadForm(forms.Form):
+    name = forms.CharField(max_length=64, help_text="a new name creates a bot; an existing one adds a version")
+    game = forms.ChoiceField(choices=GAME_CHOICES)
+    file = forms.FileField(help_text="a .py file, or a .zip holding one Bot subclass")
+
+    def clean_name(self) -> str:
+        return clean_bot_name(self.cleaned_data["name"])
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        limit = upload_limit()
+        if upload.size > limit:
+            raise forms.ValidationError(f"the file is larger than {limit // 1024} KiB")
+        data = upload.read(limit + 1)
+        if len(data) > limit:
+            raise forms.ValidationError(f"the file is larger than {limit // 1024} KiB")
+        self.package = bot_package(upload.name, data)
+        self.raw = data
+        return upload

@@ -1,0 +1,503 @@
+"""The site's pages. Server-rendered; every owner-only view checks ``bot.owner == request.user``."""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+from collections import defaultdict
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db import IntegrityError, transaction
+from django.db.models import Case, Count, F, FloatField, Max, Q, Value, When, Window
+from django.db.models.functions import Cast, Rank
+from django.http import Http404, HttpResponse, HttpResponseForbidden, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from arena.models import GAME_CHOICES, ApiToken, Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory, Tournament
+
+from .forms import RemoteBotForm, SignUpForm, UploadForm
+
+GAMES = dict(GAME_CHOICES)
+PAGE_SIZE = 25
+UPLOADS_PER_HOUR = 10
+LOG_LINES_LIMIT = 500
+LOG_MATCHES = 10
+
+
+def uploads_allowed() -> bool:
+    return os.environ.get("PARLOUR_ALLOW_UPLOADS") == "1"
+
+
+def uploads_per_hour() -> int:
+    return int(getattr(settings, "PARLOUR_UPLOADS_PER_HOUR", UPLOADS_PER_HOUR))
+
+
+def game_or_404(game: str) -> str:
+    if game not in GAMES:
+        raise Http404("unknown game")
+    return game
+
+
+def owns(user, bot: Bot) -> bool:
+    return user.is_authenticated and bot.owner_id is not None and bot.owner_id == user.pk
+
+
+def owned_bot_or_403(request, bot_id: int) -> Bot:
+    """The bot, for its owner only (anybody else: 403; a missing bot: 404)."""
+    bot = get_object_or_404(Bot, pk=bot_id)
+    if not owns(request.user, bot):
+        raise PermissionDenied("only the bot's owner may do this")
+    return bot
+
+
+def owner_only(view):
+    """Owner-only views: login required (anonymous visitors go to the login page); the view then
+    calls ``owned_bot_or_403``."""
+    return login_required(view)
+
+
+def match_rows(matches) -> list[dict[str, Any]]:
+    """Matches with their seats (prefetched) for a table of matches."""
+    rows = []
+    for match in matches:
+        seats = list(match.seats.all())
+        rows.append({"match": match, "seats": seats, "game_name": GAMES.get(match.game, match.game)})
+    return rows
+
+
+def seats_prefetch(queryset):
+    return queryset.prefetch_related("seats__bot_version__bot__owner")
+
+
+# ---------------------------------------------------------------------- home
+def home(request):
+    current = Tournament.objects.filter(status__in=[Tournament.CREATED, Tournament.RUNNING]).order_by("-created")[:10]
+    recent = seats_prefetch(Match.objects.filter(status=Match.FINISHED).order_by("-finished"))[:10]
+    return render(request, "webui/home.html", {
+        "games": GAME_CHOICES, "tournaments": current, "recent": match_rows(recent),
+    })
+
+
+# ---------------------------------------------------------------------- ladder
+LADDER_SORTS = {
+    "rank": ("rank", "bot_version__bot__name"),
+    "bot": ("bot_version__bot__name", "bot_version__number"),
+    "owner": ("bot_version__bot__owner__username", "rank"),
+    "conservative": ("-conservative_rating", "bot_version__bot__name"),
+    "mu": ("-mu", "rank"),
+    "sigma": ("sigma", "rank"),
+    "games": ("-games", "rank"),
+    "win_rate": ("-win_rate", "rank"),
+}
+
+
+def _standard_ladder(game: str) -> str:
+    from arena.ladder import standard_ladder
+
+    return standard_ladder(game)
+
+
+def ladder(request, game: str):
+    game = game_or_404(game)
+    standard = _standard_ladder(game)
+    keys = sorted(set(Rating.objects.filter(ladder__startswith=f"{game}/").values_list("ladder", flat=True)) | {standard})
+    key = request.GET.get("ladder") or standard
+    if key not in keys:
+        key = standard
+    sort = request.GET.get("sort", "rank")
+    descending = sort.startswith("-")
+    column = sort.lstrip("-")
+    if column not in LADDER_SORTS:
+        column, descending = "rank", False
+    order = list(LADDER_SORTS[column])
+    if descending:
+        first = order[0]
+        order[0] = first[1:] if first.startswith("-") else f"-{first}"
+    conservative = F("mu") - 3 * F("sigma")
+    rows = (Rating.objects.filter(ladder=key)
+            .select_related("bot_version__bot__owner")
+            .annotate(conservative_rating=conservative,
+                      win_rate=Case(When(games=0, then=Value(0.0)),
+                                    default=Cast("wins", FloatField()) / Cast("games", FloatField()),
+                                    output_field=FloatField()),
+                      rank=Window(expression=Rank(), order_by=conservative.desc()))
+            .order_by(*order, "pk"))
+    page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    sort_text = ("-" if descending else "") + column
+    columns = []
+    for key_name, label in [("rank", "Rank"), ("bot", "Bot"), ("owner", "Owner"), ("conservative", "Rating (μ − 3σ)"),
+                            ("mu", "μ ± σ"), ("games", "Games"), ("win_rate", "Win rate")]:
+        flip = "-" if column == key_name and not descending else ""
+        columns.append({"label": label, "href": "?" + urlencode({"ladder": key, "sort": flip + key_name}),
+                        "mark": ("▲" if descending else "▼") if column == key_name else ""})
+    return render(request, "webui/ladder.html", {
+        "game": game, "game_name": GAMES[game], "ladder_key": key, "ladder_keys": keys, "standard": standard,
+        "page": page, "sort": sort_text, "columns": columns,
+        "query": urlencode({"ladder": key, "sort": sort_text}) + "&", "has_solo": game == "tussie-mussie" or Match.objects.filter(game=game, variant="solo").exists(),
+    })
+
+
+def solo_scores(request, game: str):
+    game = game_or_404(game)
+    seats = (MatchSeat.objects.filter(match__game=game, match__variant="solo", match__status=Match.FINISHED,
+                                      score__isnull=False)
+             .select_related("match", "bot_version__bot__owner").order_by("-score", "match__finished", "pk"))
+    page = Paginator(seats, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "webui/solo.html", {"game": game, "game_name": GAMES[game], "page": page})
+
+
+# ---------------------------------------------------------------------- bots
+def rating_chart(points: list[tuple[Any, float, float]], width: int = 640, height: int = 200) -> dict | None:
+    """An inline SVG line chart of mu and mu - 3 sigma over the matches (numbers only)."""
+    if not points:
+        return None
+    pad = 30
+    values = [mu for _, mu, _ in points] + [mu - 3 * sigma for _, mu, sigma in points]
+    low, high = min(values), max(values)
+    if high - low < 1e-9:
+        low, high = low - 1, high + 1
+    n = len(points)
+
+    def x(i: int) -> float:
+        return pad + (width - 2 * pad) * (i / (n - 1) if n > 1 else 0.5)
+
+    def y(v: float) -> float:
+        return height - pad - (height - 2 * pad) * (v - low) / (high - low)
+
+    mu_line = " ".join(f"{x(i):.1f},{y(mu):.1f}" for i, (_, mu, _) in enumerate(points))
+    cons_line = " ".join(f"{x(i):.1f},{y(mu - 3 * s):.1f}" for i, (_, mu, s) in enumerate(points))
+    return {"width": width, "height": height, "mu": mu_line, "conservative": cons_line,
+            "low": round(low, 1), "high": round(high, 1), "y_low": height - pad, "y_high": pad,
+            "x_left": pad, "x_right": width - pad, "count": n, "last_mu": round(points[-1][1], 2),
+            "last_conservative": round(points[-1][1] - 3 * points[-1][2], 2)}
+
+
+def read_replay_file(path: str) -> dict | None:
+    if not path:
+        return None
+    try:
+        raw = Path(path).read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        replay = json.loads(raw)
+    except (OSError, ValueError, EOFError):
+        return None
+    return replay if isinstance(replay, dict) and isinstance(replay.get("header"), dict) else None
+
+
+def bot_log_lines(bot: Bot) -> list[dict[str, Any]]:
+    """The bot's own log lines from the replays of its last finished matches (its seats only)."""
+    seats = (MatchSeat.objects.filter(bot_version__bot=bot, match__status=Match.FINISHED)
+             .exclude(match__replay_path="").select_related("match").order_by("-match__finished", "-pk"))
+    mine: dict[int, set[int]] = defaultdict(set)
+    matches: dict[int, Match] = {}
+    for seat in seats[:LOG_MATCHES * 6]:
+        if seat.match_id not in matches and len(matches) >= LOG_MATCHES:
+            continue
+        matches[seat.match_id] = seat.match
+        mine[seat.match_id].add(seat.seat)
+    lines = []
+    for match_id, match in matches.items():
+        replay = read_replay_file(match.replay_path)
+        for entry in (replay or {}).get("bot_logs", []):
+            if isinstance(entry, dict) and entry.get("seat") in mine[match_id]:
+                lines.append({"match": match, "seat": entry.get("seat"), "step": entry.get("step"),
+                              "decision": entry.get("decision"), "line": str(entry.get("line", ""))})
+                if len(lines) >= LOG_LINES_LIMIT:
+                    return lines
+    return lines
+
+
+def bot_page(request, bot_id: int):
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
+    versions = list(bot.versions.order_by("-number"))
+    ratings = list(Rating.objects.filter(bot_version__bot=bot).select_related("bot_version")
+                   .annotate(points=Count("history")).order_by("-points", "ladder"))
+    ladders = sorted({r.ladder for r in ratings})
+    chosen = request.GET.get("ladder")
+    if chosen not in ladders:
+        chosen = ratings[0].ladder if ratings else None
+    history = (RatingHistory.objects.filter(rating__bot_version__bot=bot, rating__ladder=chosen)
+               .order_by("created", "pk").values_list("created", "mu", "sigma")) if chosen else []
+    points = list(history)[-500:]
+    current = [r for r in ratings if r.ladder == chosen]
+    recent = seats_prefetch(Match.objects.filter(seats__bot_version__bot=bot).distinct().order_by("-created"))[:20]
+    is_owner = owns(request.user, bot)
+    context = {
+        "bot": bot, "versions": versions, "game_name": GAMES.get(bot.game, bot.game), "ladders": ladders,
+        "ladder_key": chosen, "chart": rating_chart(points), "ratings": ratings, "current": current,
+        "recent": match_rows(recent), "is_owner": is_owner,
+    }
+    if is_owner:
+        context["tokens"] = list(bot.tokens.order_by("-created"))
+        context["log_lines"] = bot_log_lines(bot)
+        context["referee_address"] = os.environ.get("PARLOUR_PUBLIC_REFEREE", "HOST:PORT")
+    return render(request, "webui/bot.html", context)
+
+
+@login_required
+def my_bots(request):
+    bots = (Bot.objects.filter(owner=request.user).annotate(version_count=Count("versions"), last=Max("versions__number"))
+            .order_by("game", "name"))
+    return render(request, "webui/my_bots.html", {"bots": bots, "games": GAMES})
+
+
+@owner_only
+@require_POST
+def bot_active(request, bot_id: int):
+    bot = owned_bot_or_403(request, bot_id)
+    bot.active = request.POST.get("active") == "1"
+    bot.save(update_fields=["active"])
+    messages.info(request, f"{bot.name} is now {'active' if bot.active else 'inactive'}.")
+    return redirect("bot", bot_id=bot.pk)
+
+
+@owner_only
+@require_POST
+def token_create(request, bot_id: int):
+    bot = owned_bot_or_403(request, bot_id)
+    if bot.kind != Bot.REMOTE:
+        return HttpResponseForbidden("API tokens are for remote bots")
+    _, token = ApiToken.issue(bot)
+    response = render(request, "webui/token_created.html", {
+        "bot": bot, "token": token, "referee_address": os.environ.get("PARLOUR_PUBLIC_REFEREE", "HOST:PORT")})
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@owner_only
+@require_POST
+def token_revoke(request, bot_id: int, token_id: int):
+    bot = owned_bot_or_403(request, bot_id)
+    token = get_object_or_404(ApiToken, pk=token_id, bot=bot)
+    if token.revoked is None:
+        token.revoked = timezone.now()
+        token.save(update_fields=["revoked"])
+    messages.info(request, "The token is revoked.")
+    return redirect("bot", bot_id=bot.pk)
+
+
+@login_required
+def remote_new(request):
+    form = RemoteBotForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            with transaction.atomic():
+                bot = Bot.objects.create(owner=request.user, name=form.cleaned_data["name"],
+                                         game=form.cleaned_data["game"], kind=Bot.REMOTE)
+                BotVersion.objects.create(bot=bot, number=1, spec=f"remote:bot-{bot.pk}", state=BotVersion.ACTIVE)
+        except IntegrityError:
+            form.add_error("name", "you already have a bot of that name for that game")
+        else:
+            messages.info(request, "Remote bot created: issue it an API token below.")
+            return redirect("bot", bot_id=bot.pk)
+    return render(request, "webui/remote_new.html", {"form": form})
+
+
+# ---------------------------------------------------------------------- upload
+def store_package(bot: Bot, number: int, package) -> Path:
+    directory = (Path(settings.UPLOAD_DIR) / str(bot.pk) / str(number)).resolve()
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    for relative, content in package.files.items():
+        target = (directory / relative).resolve()
+        if directory not in target.parents:  # checked by the form already; belt and braces
+            raise ValueError(f"unsafe path {relative!r}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+    return directory / package.module
+
+
+@login_required
+def upload(request):
+    if not uploads_allowed():
+        return render(request, "webui/upload.html", {"disabled": True})
+    form = UploadForm(request.POST or None, request.FILES or None,
+                      initial={k: request.GET[k] for k in ("name", "game") if k in request.GET})
+    recent = BotVersion.objects.filter(bot__owner=request.user, bot__kind=Bot.UPLOAD,
+                                       created__gte=timezone.now() - timedelta(hours=1)).count()
+    limited = recent >= uploads_per_hour()
+    if request.method == "POST" and limited:
+        form.is_valid()
+        form.add_error(None, f"at most {uploads_per_hour()} uploads per hour: try again later")
+    elif request.method == "POST" and form.is_valid():
+        name, game = form.cleaned_data["name"], form.cleaned_data["game"]
+        with transaction.atomic():
+            bot, created = Bot.objects.get_or_create(owner=request.user, game=game, name=name,
+                                                     defaults={"kind": Bot.UPLOAD})
+            if bot.kind != Bot.UPLOAD:
+                form.add_error("name", "that name belongs to your remote bot")
+                return render(request, "webui/upload.html", {"form": form}, status=400)
+            bot = Bot.objects.select_for_update().get(pk=bot.pk)
+            number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+            path = store_package(bot, number, form.package)
+            version = BotVersion.objects.create(
+                bot=bot, number=number, spec=f"{path}:{form.package.class_name}",
+                sha256=hashlib.sha256(form.raw).hexdigest(), state=BotVersion.PENDING)
+        from .smoke import smoke_version
+
+        if smoke_version(version):
+            messages.info(request, f"Version {number} passed its smoke match and is active.")
+        else:
+            messages.error(request, f"Version {number} failed its smoke match: see its report.")
+        return redirect("bot", bot_id=bot.pk)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "webui/upload.html", {"form": form, "limited": limited, "per_hour": uploads_per_hour(),
+                                                 "limit_kib": int(getattr(settings, "PARLOUR_UPLOAD_LIMIT", 256 * 1024)) // 1024},
+                  status=status)
+
+
+@login_required
+def version_report(request, bot_id: int, number: int):
+    bot = owned_bot_or_403(request, bot_id)
+    version = get_object_or_404(BotVersion, bot=bot, number=number)
+    try:
+        report = json.loads(version.smoke_report) if version.smoke_report else None
+    except ValueError:
+        report = {"text": version.smoke_report}
+    return render(request, "webui/report.html", {"bot": bot, "version": version, "report": report})
+
+
+# ---------------------------------------------------------------------- tournaments
+def tournament_list(request):
+    tournaments = (Tournament.objects.annotate(total=Count("matches", distinct=True),
+                                               done=Count("matches", distinct=True,
+                                                          filter=Q(matches__status__in=[Match.FINISHED, Match.ABORTED])),
+                                               entrants=Count("entries", distinct=True))
+                   .order_by("-created"))
+    page = Paginator(tournaments, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "webui/tournaments.html", {"page": page, "games": GAMES})
+
+
+def crosstable(tournament: Tournament, labels: list[str]) -> list[dict[str, Any]]:
+    """Points of each entrant against each other: at a table of k seats, rank r earns
+    (k - r) / (k - 1), credited against every other entrant of the table."""
+    points: dict[tuple[str, str], float] = defaultdict(float)
+    met: set[tuple[str, str]] = set()
+    for match in tournament.matches.filter(status=Match.FINISHED).prefetch_related("seats__entry"):
+        seats = [s for s in match.seats.all() if s.entry_id is not None and s.rank is not None]
+        k = len(seats)
+        if k < 2:
+            continue
+        for a in seats:
+            earned = (k - a.rank) / (k - 1)
+            for b in seats:
+                if a.entry_id != b.entry_id:
+                    points[(a.entry.label, b.entry.label)] += earned
+                    met.add((a.entry.label, b.entry.label))
+    return [{"label": a, "cells": [None if a == b else (round(points[(a, b)], 2) if (a, b) in met else "")
+                                    for b in labels]} for a in labels]
+
+
+def tournament_page(request, tournament_id: int):
+    from arena.tournaments import standings
+
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    rows = standings(tournament)
+    entries = {e.label: e for e in tournament.entries.select_related("bot_version__bot__owner")}
+    for row in rows:
+        entry = entries.get(row["label"])
+        row["bot"] = entry.bot_version.bot if entry else None
+        row["version"] = entry.bot_version.number if entry else None
+    labels = [row["label"] for row in rows]
+    rounds = (tournament.round_set.annotate(total=Count("matches"),
+                                            done=Count("matches", filter=Q(matches__status__in=[Match.FINISHED, Match.ABORTED])))
+              .order_by("number"))
+    total = tournament.matches.count()
+    done = tournament.matches.filter(status__in=[Match.FINISHED, Match.ABORTED]).count()
+    matches = seats_prefetch(tournament.matches.select_related("round").order_by("round__number", "pk"))
+    return render(request, "webui/tournament.html", {
+        "tournament": tournament, "game_name": GAMES.get(tournament.game, tournament.game), "standings": rows,
+        "crosstable": crosstable(tournament, labels), "labels": labels, "rounds": rounds,
+        "total": total, "done": done, "percent": round(100 * done / total) if total else 0,
+        "matches": match_rows(matches[:200]),
+    })
+
+
+# ---------------------------------------------------------------------- matches and replays
+def match_page(request, match_id: int):
+    match = get_object_or_404(Match.objects.select_related("tournament", "round"), pk=match_id)
+    seats = list(match.seats.select_related("bot_version__bot__owner", "entry"))
+    has_replay = (bool(match.replay_path) and Path(match.replay_path).is_file()) or \
+        match.status in (Match.SCHEDULED, Match.RUNNING)
+    return render(request, "webui/match.html", {
+        "match": match, "seats": seats, "game_name": GAMES.get(match.game, match.game), "has_replay": has_replay,
+        "replay_url": reverse("replay_json", args=[match.pk]), "download_url": reverse("replay_download", args=[match.pk]),
+        "result_json": json.dumps(match.result, indent=1, sort_keys=True) if match.result else "",
+    })
+
+
+def live_header(match: Match) -> dict:
+    seats = match.seats.select_related("bot_version__bot").order_by("seat")
+    return {"format": "parlour-replay", "game": match.game, "variant": match.variant, "options": match.options,
+            "players": len(seats), "seats": [{"bot": s.bot_version.bot.name, "version": str(s.bot_version.number),
+                                              "attributes": s.attributes} for s in seats]}
+
+
+def visible_replay(request, match: Match) -> dict:
+    """What this user may see of a match's replay: while the match is not finished, the header
+    (without the seed) and the public views; once finished, everything, with the bot logs of the
+    seats whose bot the user owns (staff: all of them)."""
+    replay = read_replay_file(match.replay_path)
+    live = match.status in (Match.SCHEDULED, Match.RUNNING)
+    if replay is None and live:  # nothing recorded yet: the header from the match record
+        replay = {"header": live_header(match), "public": []}
+    if replay is None:
+        raise Http404("no replay for this match")
+    if match.status != Match.FINISHED:
+        header = {k: v for k, v in replay["header"].items() if k != "seed"}
+        header["live"] = live
+        return {"header": header, "public": replay.get("public", [])}
+    visible = {k: v for k, v in replay.items() if k != "bot_logs"}
+    logs = replay.get("bot_logs") or []
+    if request.user.is_authenticated and request.user.is_staff:
+        visible["bot_logs"] = logs
+    else:
+        mine = set()
+        if request.user.is_authenticated:
+            mine = set(match.seats.filter(bot_version__bot__owner=request.user).values_list("seat", flat=True))
+        visible["bot_logs"] = [e for e in logs if isinstance(e, dict) and e.get("seat") in mine]
+    return visible
+
+
+def replay_json(request, match_id: int):
+    match = get_object_or_404(Match, pk=match_id)
+    response = JsonResponse(visible_replay(request, match), json_dumps_params={"separators": (",", ":")})
+    response["Cache-Control"] = "private, no-store" if match.status != Match.FINISHED else "private, max-age=60"
+    return response
+
+
+def replay_download(request, match_id: int):
+    match = get_object_or_404(Match, pk=match_id)
+    data = json.dumps(visible_replay(request, match), separators=(",", ":")).encode()
+    response = HttpResponse(gzip.compress(data, mtime=0), content_type="application/gzip")
+    response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.replay.json.gz"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+# ---------------------------------------------------------------------- accounts
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user)
+        return redirect("home")
+    return render(request, "webui/signup.html", {"form": form})
