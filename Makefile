@@ -32,10 +32,18 @@ JSDEPS := examples/js-bot/node_modules/.package-lock.json
 $(JSDEPS): examples/js-bot/package-lock.json
 	cd examples/js-bot && npm ci --silent --no-audit --no-fund
 
-demo: $(STAMP)
-	$(PY) -m bots_sdk demo
+# Debian's chromium for the browser tests (Playwright drives it; no browser is ever downloaded).
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	command -v apt-get >/dev/null && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+	  || echo "chromium is missing: the browser tests will be skipped"
 
-test: $(STAMP) $(JSDEPS)
+# The whole platform on this machine: SQLite, a private Redis, a referee, a worker, beat and the
+# site on http://127.0.0.1:8000 (Ctrl-C stops everything).
+demo: $(STAMP)
+	PARLOUR_ALLOW_UPLOADS=1 $(PY) -m arena demo
+
+test: $(STAMP) $(JSDEPS) $(CHROMIUM)
 	$(PY) -m pytest -n 2 --dist loadfile
 
 bench: $(STAMP)

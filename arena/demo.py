@@ -2,7 +2,8 @@
 
 SQLite, a demo account, the house bots, a referee, a private Redis, a Celery worker and beat, the
 web server on 127.0.0.1:8000; one small Swiss tournament per game and the ladder fill the site in
-while it runs. Ctrl-C stops every process it started.
+while it runs (``PARLOUR_DEMO_TOURNAMENTS=0`` leaves the tournaments out). Uploads are enabled.
+Ctrl-C stops every process it started.
 """
 from __future__ import annotations
 
@@ -78,7 +79,8 @@ def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
             if not wait_for_site(url):
                 print("error: the web server did not start", file=sys.stderr)
                 return 1
-            demo_tournaments()
+            if os.environ.get("PARLOUR_DEMO_TOURNAMENTS", "1") == "1":
+                demo_tournaments()
             print(f"\nParlour is running at {url}\n"
                   f"  demo account: {username} / {password}\n"
                   f"  referee for remote bots: {os.environ.get('REFEREE_ADDRESS')}\n"

@@ -1,0 +1,149 @@
+"""The site in a real browser (Debian's chromium driven by Playwright), on the whole platform as
+`make demo` runs it: sign up, upload a bot, see it rated, watch a replay from a seat's perspective."""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from referee.replay import decode_frames
+from referee_process import ROOT
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = ROOT / "test-artifacts"
+BOT = '''
+from bots_sdk import Bot
+
+
+class FaceUpFirst(Bot):
+    def decide(self, decision):
+        for action in decision.legal_actions:
+            if action.get("side") == "face_up":
+                return action
+        return decision.legal_actions[0]
+'''
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is installed by make test")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    home = tmp_path_factory.mktemp("parlour")
+    port = free_port()
+    env = dict(os.environ, PARLOUR_HOME=str(home), PARLOUR_DEMO_TOURNAMENTS="0",
+               PARLOUR_LADDER_GAMES="tussie-mussie", PARLOUR_LADDER_EVERY="2", PARLOUR_LADDER_OPEN="2")
+    env.pop("REDIS_URL", None)
+    env.pop("DATABASE_URL", None)
+    demo = subprocess.Popen([sys.executable, "-m", "arena", "demo", "--port", str(port)], env=env, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    lines = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        line = demo.stdout.readline()
+        lines.append(line)
+        if "Press Ctrl-C to stop" in line or demo.poll() is not None:
+            break
+    assert any("Parlour is running" in l for l in lines), "".join(lines[-40:])
+    yield f"http://127.0.0.1:{port}", home
+    os.killpg(demo.pid, signal.SIGINT)
+    try:
+        demo.wait(30)
+    except subprocess.TimeoutExpired:
+        os.killpg(demo.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        yield b
+        b.close()
+
+
+def test_sign_up_upload_rated_and_watch_a_replay(site, browser, tmp_path) -> None:
+    base, home = site
+    page = browser.new_page(viewport={"width": 1300, "height": 1000})
+    page.goto(f"{base}/accounts/signup/")
+    page.fill("input[name=username]", "alice")
+    page.fill("input[name=password1]", "a-long-Passw0rd!")
+    page.fill("input[name=password2]", "a-long-Passw0rd!")
+    page.click("form:has(input[name=password2]) [type=submit]")
+    page.wait_for_load_state()
+    assert "alice" in page.content()
+
+    bot_file = tmp_path / "face_up_first.py"
+    bot_file.write_text(BOT)
+    page.goto(f"{base}/bots/upload/")
+    page.fill("input[name=name]", "faceup")
+    page.select_option("select[name=game]", "tussie-mussie")
+    page.set_input_files("input[name=file]", str(bot_file))
+    page.click("form:has(input[name=file]) [type=submit]")
+    page.wait_for_load_state()
+    bot_url = page.url
+    assert re.search(r"/bots/\d+/", bot_url), page.content()[:2000]
+    assert "active" in page.content()
+
+    # the ladder picks the new bot up (its sigma is high) and rates it
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        page.goto(f"{base}/ladder/tussie-mussie/")
+        if "faceup" in page.content():
+            break
+        time.sleep(3)
+    assert "faceup" in page.content(), "the uploaded bot was never rated"
+
+    page.goto(bot_url)
+    links = page.locator("a[href^='/matches/']")
+    assert links.count() > 0
+    match_url = links.first.get_attribute("href")
+    page.goto(f"{base}{match_url}")
+    page.wait_for_selector("#viewer-step")
+    page.locator("body").press("End")
+    last = int(page.locator("#viewer-step-count").inner_text())
+    assert int(page.locator("#viewer-step").inner_text()) == last
+    page.locator("body").press("ArrowLeft")
+    assert int(page.locator("#viewer-step").inner_text()) == last - 1
+    page.locator("body").press("Home")
+    assert int(page.locator("#viewer-step").inner_text()) == 0
+    for _ in range(5):
+        page.locator("body").press("ArrowRight")
+    assert int(page.locator("#viewer-step").inner_text()) == 5
+    assert "step=5" in page.url
+
+    # seat 1's perspective: every card named on the page is one seat 1 could know at that step
+    replay = json.loads(urllib.request.urlopen(f"{base}{match_url}replay.json").read())
+    seat_views = decode_frames(replay["views"][1])
+    page.select_option("#viewer-perspective", "seat-1")
+    page.wait_for_timeout(300)
+    for step in (5, 9, 14):
+        page.evaluate(f"location.hash = 'step={step}&view=seat-1'")
+        page.wait_for_timeout(300)
+        assert int(page.locator("#viewer-step").inner_text()) == step
+        shown = set(page.locator(".card[data-card-id]").evaluate_all("els => els.map(e => e.dataset.cardId)"))
+        known = set(re.findall(r'"id": "([a-z_]+)"', json.dumps(seat_views[step])))
+        assert shown <= known, f"step {step}: cards seat 1 cannot know are on the page: {shown - known}"
+        assert page.locator(".card[data-hidden='true']").count() >= 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "replay-viewer-seat-1.png"), full_page=True)
+    assert (ARTIFACTS / "replay-viewer-seat-1.png").stat().st_size > 10_000
