@@ -49,6 +49,7 @@ test: $(STAMP) $(JSDEPS) $(CHROMIUM)
 bench: $(STAMP)
 	$(PY) bench/engines.py
 	$(PY) bench/referee.py
+	$(PY) bench/arena.py
 
 # Long runs (thousands of random games) never run in CI.
 soak: $(STAMP)

@@ -140,13 +140,64 @@ def print_pairing(report: dict) -> None:
           " seat spread: the widest gap between an entrant's most- and least-used seat after all rounds)")
 
 
+# ------------------------------------------------------------------------------ Celery throughput
+
+def bench_throughput(args) -> dict:
+    """Matches per minute of real arena workers on the real Redis (127.0.0.1:6379, or REDIS_URL),
+    each match through a referee process with every bot its own process: one worker, then two,
+    on the same kind of tournament (a Tussie Mussie round robin of 5 house bots: 20 matches)."""
+    import os
+    import secrets
+    import subprocess
+    import tempfile
+
+    import redis
+
+    root = Path(__file__).resolve().parents[1]
+    results = {}
+    for workers in (1, 2):
+        with tempfile.TemporaryDirectory() as home:
+            base = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+            url = base.rsplit("/", 1)[0] + "/14" if base.count("/") > 2 else base + "/14"  # a db of its own
+            redis.Redis.from_url(url).flushdb()
+            token = secrets.token_hex(8)
+            env = dict(os.environ, PARLOUR_HOME=home, REDIS_URL=url, PARLOUR_WORKERS="1")
+            env.pop("DATABASE_URL", None)
+            referee = subprocess.Popen([sys.executable, "-m", "referee", "serve", "--port", "0"],
+                                       env=dict(env, PARLOUR_OPERATOR_TOKEN=token), stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL, text=True, cwd=root)
+            env.update(REFEREE_ADDRESS=referee.stdout.readline().split("listening on", 1)[1].split()[0],
+                       PARLOUR_OPERATOR_TOKEN=token)
+            run = lambda *a: subprocess.run([sys.executable, "-m", "arena", *a], env=env, cwd=root,  # noqa: E731
+                                            check=True, capture_output=True)
+            run("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2",
+                "--bots", "greedy,random,random#2,random#3,random#4")
+            procs = [subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=env, cwd=root,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(workers)]
+            time.sleep(3)  # the workers are up before the clock starts
+            start = time.perf_counter()
+            run("tournament", "run", "1")
+            elapsed = time.perf_counter() - start
+            for proc in procs + [referee]:
+                proc.terminate()
+            for proc in procs + [referee]:
+                proc.wait(30)
+            results[f"{workers}_workers"] = round(20 / elapsed * 60, 1)
+    results["speedup"] = round(results["2_workers"] / results["1_workers"], 2)
+    return results
+
+
+def print_throughput(report: dict) -> None:
+    print(f"\nmatches per minute (Tussie Mussie, 2 seats, through the referee): "
+          f"1 worker {report['1_workers']}, 2 workers {report['2_workers']} ({report['speedup']}x)")
+
+
 # -------------------------------------------------------------------------------------------- main
 
-# Each section: (name, run(args) -> dict, print(dict)). The Celery throughput section
-# ("matches_per_minute", measured against real arena workers) is appended to this list by the
-# arena-workers work; nothing else in main() needs to change.
+# Each section: (name, run(args) -> dict, print(dict)).
 SECTIONS = [
     ("pairing", bench_pairing, print_pairing),
+    ("matches_per_minute", bench_throughput, print_throughput),
 ]
 
 
