@@ -482,7 +482,9 @@ class BszzzzState(GameState):
         return view
 
     def public_view(self) -> dict[str, Any]:
-        return self._table_view()
+        view = self._table_view()
+        view["submitted"] = None  # the same keys as a seat's view (a spectator never submits)
+        return view
 
     # ------------------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:
