@@ -2,7 +2,6 @@
 `make demo` runs it: sign up, upload a bot, see it rated, watch a replay from a seat's perspective."""
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -116,9 +115,15 @@ def test_sign_up_upload_rated_and_watch_a_replay(site, browser, tmp_path) -> Non
     page.goto(bot_url)
     links = page.locator("a[href^='/matches/']")
     assert links.count() > 0
-    match_url = links.first.get_attribute("href")
+    finished = []
+    for href in dict.fromkeys(links.evaluate_all("els => els.map(e => e.getAttribute('href'))")):
+        data = json.loads(urllib.request.urlopen(f"{base}{href}replay.json").read())
+        if "views" in data:  # seat views exist once a match is over
+            finished.append(href)
+    assert finished, "no finished match of the new bot"
+    match_url = finished[0]
     page.goto(f"{base}{match_url}")
-    page.wait_for_selector("#viewer-step")
+    page.wait_for_function("Number(document.querySelector('#viewer-step-count')?.textContent) > 0")
     page.locator("body").press("End")
     last = int(page.locator("#viewer-step-count").inner_text())
     assert int(page.locator("#viewer-step").inner_text()) == last
