@@ -40,6 +40,11 @@ DEFAULT_JOIN_TIMEOUT = 30.0  # seconds for every seat to join before play starts
 DEFAULT_GRACE = 5.0  # seconds a disconnected seat has to resume before it is forfeited
 DEFAULT_DECISION_CAP = 100_000  # decisions per match before a runaway match is aborted
 REPLAY_CHUNK = 64 * 1024
+MAX_FINISHED_ROOMS = int(os.environ.get("PARLOUR_KEEP_FINISHED", 500))
+
+
+def pack(replay: dict) -> bytes:
+    return gzip.compress(json.dumps(replay, separators=(",", ":")).encode(), mtime=0)
 
 
 @dataclass
@@ -97,7 +102,8 @@ class Room:
     watchers: list[asyncio.Queue] = field(default_factory=list)
     finished: bool = False
     status: str = "waiting"
-    replay: dict | None = None
+    replay_gz: bytes | None = None  # the finished replay, gzipped, its bot logs apart
+    bot_logs: list[dict] = field(default_factory=list)
     end_message: referee_pb2.MatchEnd | None = None
     task: asyncio.Task | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)  # set once the replay is stored
@@ -386,20 +392,32 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         for token in room.tokens:  # seat tokens expire with the match
             self.tokens.pop(token, None)
         if match.finished:
-            room.replay = await asyncio.to_thread(build_replay, match, getattr(room, "versions", None))
-            await asyncio.to_thread(self.store_replay, room)
+            replay = await asyncio.to_thread(build_replay, match, getattr(room, "versions", None))
+            await asyncio.to_thread(self.store_replay, room.id, replay)
+            room.bot_logs = replay.pop("bot_logs")
+            replay["bot_logs"] = []
+            # kept compressed: a long replay is megabytes of JSON as Python objects
+            room.replay_gz = await asyncio.to_thread(pack, replay)
+        room.public = room.public[-1:]
+        match.log = []
         room.finished = True
         room.done.set()
+        self.forget_old_rooms()
         event = referee_pb2.MatchEvent(protocol_version=PV, step=len(room.public) - 1, finished=True,
                                        end=room.end_message)
         for queue in room.watchers:
             queue.put_nowait(event)
 
-    def store_replay(self, room: Room) -> None:
-        if self.settings.replay_dir and room.replay:
+    def store_replay(self, match_id: str, replay: dict) -> None:
+        if self.settings.replay_dir:
             self.settings.replay_dir.mkdir(parents=True, exist_ok=True)
-            path = self.settings.replay_dir / f"{room.id}.replay.json.gz"
-            path.write_bytes(gzip.compress(json.dumps(room.replay, separators=(",", ":")).encode(), mtime=0))
+            (self.settings.replay_dir / f"{match_id}.replay.json.gz").write_bytes(pack(replay))
+
+    def forget_old_rooms(self) -> None:
+        """Finished matches stay available for GetReplay until MAX_FINISHED_ROOMS newer ones finish."""
+        finished = [room_id for room_id, room in self.rooms.items() if room.finished]
+        for room_id in finished[: max(0, len(finished) - MAX_FINISHED_ROOMS)]:
+            del self.rooms[room_id]
 
     # ------------------------------------------------------------------ Connect
     async def Connect(self, request, context):
@@ -451,9 +469,17 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
         if room.end_message is not None:  # over: the replay is being written, it is worth the wait
             await room.done.wait()
-        if room.replay is not None:
-            replay = dict(room.replay)
-            replay["bot_logs"] = await self.visible_logs(room, request, context)
+        data = None
+        if room.replay_gz is not None:
+            logs = await self.visible_logs(room, request, context)
+            if logs:
+                replay = json.loads(gzip.decompress(room.replay_gz))
+                replay["bot_logs"] = logs
+            else:
+                data = room.replay_gz
+        elif room.finished:  # aborted: no replay, the public part only
+            replay = {"header": {"format": FORMAT, "format_version": FORMAT_VERSION, "game": room.match.config.game},
+                      "public": encode_frames(list(room.public)), "status": room.status}
         else:  # live: the public part only, no seed, no seat views
             m = room.match
             replay = {"header": {"format": FORMAT, "format_version": FORMAT_VERSION, "game": m.config.game,
@@ -461,19 +487,20 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                                  "options": m.config.options, "engine_version": m.game.engine_version,
                                  "live": True},
                       "public": encode_frames(list(room.public)), "status": room.status}
-        data = gzip.compress(json.dumps(replay, separators=(",", ":")).encode(), mtime=0)
+        if data is None:
+            data = pack(replay)
         for start in range(0, len(data), REPLAY_CHUNK):
             yield referee_pb2.ReplayChunk(protocol_version=PV, data=data[start:start + REPLAY_CHUNK],
                                           last=start + REPLAY_CHUNK >= len(data))
 
     async def visible_logs(self, room: Room, request, context) -> list[dict]:
         if self.is_operator(context):
-            return list(room.match.bot_logs)
+            return list(room.bot_logs)
         bot_id = await asyncio.to_thread(self.verifier, request.api_token) if request.api_token else None
         if not bot_id:
             return []
         mine = {s for s, remote in enumerate(room.remote_bots) if remote == bot_id}
-        return [line for line in room.match.bot_logs if line["seat"] in mine]
+        return [line for line in room.bot_logs if line["seat"] in mine]
 
 
 def method_handlers(service: RefereeService) -> dict[str, grpc.RpcMethodHandler]:

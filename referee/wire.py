@@ -249,7 +249,20 @@ def action_json(message: referee_pb2.Action) -> dict[str, Any]:
     which = message.WhichOneof("game")
     if which is None:
         raise WireError("an Action with no game set")
-    return to_json(getattr(message, which))
+    inner = getattr(message, which)
+    if inner.DESCRIPTOR.full_name in _FLAT:  # the usual case, on every decision: a flat action
+        return {field.name: value for field, value in inner.ListFields()}
+    return to_json(inner)
+
+
+# actions whose fields are all optional scalars but "type": their JSON is exactly the fields set
+_FLAT = {
+    field.message_type.full_name
+    for field in referee_pb2.Action.DESCRIPTOR.fields
+    if all(f.type != FieldDescriptor.TYPE_MESSAGE and not f.is_repeated
+           and (f.has_presence or f.name == "type") and not _is_nullable(f)
+           for f in field.message_type.fields)
+}
 
 
 def option_value(value: Any) -> referee_pb2.OptionValue:
