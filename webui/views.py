@@ -19,8 +19,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import IntegrityError, transaction
-from django.db.models import Case, Count, F, FloatField, Max, Q, Value, When, Window
-from django.db.models.functions import Cast, Rank
+from django.db.models import Case, Count, F, FloatField, Max, OuterRef, Q, Subquery, Value, When
+from django.db.models.functions import Cast, Coalesce
 from django.http import Http404, HttpResponse, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -94,7 +94,7 @@ def home(request):
 
 # ---------------------------------------------------------------------- ladder
 LADDER_SORTS = {
-    "rank": ("rank", "bot_version__bot__name"),
+    "rank": ("-conservative_rating", "bot_version__bot__name"),
     "bot": ("bot_version__bot__name", "bot_version__number"),
     "owner": ("bot_version__bot__owner__username", "rank"),
     "conservative": ("-conservative_rating", "bot_version__bot__name"),
@@ -114,7 +114,8 @@ def _standard_ladder(game: str) -> str:
 def ladder(request, game: str):
     game = game_or_404(game)
     standard = _standard_ladder(game)
-    keys = sorted(set(Rating.objects.filter(ladder__startswith=f"{game}/").values_list("ladder", flat=True)) | {standard})
+    keys = sorted(set(Rating.objects.filter(ladder__startswith=f"{game}/").order_by()
+                      .values_list("ladder", flat=True).distinct()) | {standard})
     key = request.GET.get("ladder") or standard
     if key not in keys:
         key = standard
@@ -127,14 +128,17 @@ def ladder(request, game: str):
     if descending:
         first = order[0]
         order[0] = first[1:] if first.startswith("-") else f"-{first}"
-    conservative = F("mu") - 3 * F("sigma")
+    # rank = 1 + the ratings strictly above: an index range count per row of the page, never a
+    # sort of the whole ladder
+    above = (Rating.objects.filter(ladder=key, conservative__gt=OuterRef("conservative")).order_by()
+             .values("ladder").annotate(n=Count("pk")).values("n"))
     rows = (Rating.objects.filter(ladder=key)
             .select_related("bot_version__bot__owner")
-            .annotate(conservative_rating=conservative,
+            .annotate(conservative_rating=F("conservative"),
                       win_rate=Case(When(games=0, then=Value(0.0)),
                                     default=Cast("wins", FloatField()) / Cast("games", FloatField()),
                                     output_field=FloatField()),
-                      rank=Window(expression=Rank(), order_by=conservative.desc()))
+                      rank=Coalesce(Subquery(above), 0) + 1)
             .order_by(*order, "pk"))
     page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     sort_text = ("-" if descending else "") + column
