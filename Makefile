@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(PY) bench/engines.py
 	$(PY) bench/referee.py
 	$(PY) bench/arena.py
+	$(PY) bench/web.py
 
 # Long runs (thousands of random games) never run in CI.
 soak: $(STAMP)
