@@ -377,6 +377,12 @@ CONFIGS = [(2, "standard", {}), (3, "standard", {}), (4, "standard", {"marigold_
 def test_hidden_information_property(config, seed, steps) -> None:
     """Resampling what a seat cannot know changes nothing it receives (observation, whether it is
     asked, its legal actions and their labels)."""
+    state, rng = random_position(config, seed, steps)
+    check_hiding_at(state, rng)
+
+
+def random_position(config: tuple, seed: int, steps: int):
+    """The state after ``steps`` random decisions of a seeded game, and the rng that played them."""
     players, variant, options = config
     state = GAME.new_state(GAME.configure(players, variant, options), seed)
     rng = random.Random(seed)
@@ -384,7 +390,7 @@ def test_hidden_information_property(config, seed, steps) -> None:
         if state.is_terminal():
             break
         step(state, rng)
-    check_hiding_at(state, rng)
+    return state, rng
 
 
 @pytest.mark.parametrize("players, variant, options", CONFIGS)
@@ -441,11 +447,5 @@ def test_soak_10000_random_games(players, variant, options) -> None:
 @settings(max_examples=30, deadline=None)
 @given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**32), steps=st.integers(0, 70))
 def test_public_view_names_no_hidden_tile(config, seed, steps) -> None:
-    players, variant, options = config
-    state = GAME.new_state(GAME.configure(players, variant, options), seed)
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        step(state, rng)
+    state, rng = random_position(config, seed, steps)
     check_public_hidden(state, rng)
