@@ -28,12 +28,12 @@ def run_match(self, match_id: int) -> str:
 
     try:
         replay = play(match)
-    except Exception as exc:  # the referee is down or the match could not be hosted
-        log.warning("match %s failed to run: %s", match.key, exc)
+        recorded = record(match_id, replay)
+    except Exception as exc:  # the referee is down, the database busy: play it again later
+        log.warning("match %s failed: %s", match.key, exc)
         if self.request.retries < MAX_RETRIES:
             raise self.retry(countdown=2 ** self.request.retries, exc=RuntimeError(str(exc)[:500])) from None
-        replay = {"status": f"aborted: {str(exc)[:200]}"}
-    recorded = record(match_id, replay)
+        recorded = record(match_id, {"status": f"aborted: {str(exc)[:200]}"})
     if recorded:
         from .tournaments import after_match
 

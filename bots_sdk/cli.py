@@ -15,7 +15,7 @@ from typing import Any
 from referee.faults import Fault
 from referee.games import GAMES, ConfigError, get_game
 from referee.match import StrictFaultError
-from referee.replay import ReplayError, build_replay, check_replay, read_replay, simulate, write_replay
+from referee.replay import ReplayError, Resimulation, build_replay, check_replay, read_replay, write_replay
 from referee.timecontrol import DEFAULT_BANK, DEFAULT_MOVE_LIMIT, TimeControl
 
 from .loading import BotSpec, BotSpecError, parse_bot_spec
@@ -300,19 +300,23 @@ def run_replay_show(args: argparse.Namespace) -> int:
     for seat, entry in enumerate(header["seats"]):
         print(f"  seat {seat}: {entry['bot']} {json.dumps(entry['attributes']) if entry['attributes'] else ''}")
     previous = None
+
+    def show_view(state) -> None:
+        nonlocal previous
+        if args.seat is not None:
+            view = state.observation(args.seat)
+            print("    " + json.dumps(view if previous is None else _changes(previous, view)))
+            previous = json.loads(json.dumps(view))
+
     try:
-        for item in simulate(header, replay["log"]):
-            state = item if not hasattr(item, "entry") else item.state
-            if hasattr(item, "entry"):
-                entry = item.entry
-                source = "" if entry["source"] == "bot" else f" [{entry['source']}" + (
-                    f": {entry['fault']}]" if entry.get("fault") else "]")
-                print(f"step {item.index + 1}: seat {entry['seat']} ({names[entry['seat']]}) "
-                      f"{item.label}{source}")
-            if args.seat is not None:
-                view = state.observation(args.seat)
-                print("    " + json.dumps(view if previous is None else _changes(previous, view)))
-                previous = json.loads(json.dumps(view))
+        sim = Resimulation(header, replay["log"])
+        show_view(sim.state)
+        for step in sim.steps(labels=True):
+            entry = step.entry
+            source = "" if entry["source"] == "bot" else f" [{entry['source']}" + (
+                f": {entry['fault']}]" if entry.get("fault") else "]")
+            print(f"step {step.index + 1}: seat {entry['seat']} ({names[entry['seat']]}) {step.label}{source}")
+            show_view(step.state)
     except ReplayError as exc:
         print(f"replay stops: {exc}")
         return 1

@@ -129,65 +129,72 @@ class ReplayError(Exception):
 
 @dataclass
 class Step:
-    """One log entry with the state it was applied to (before) and its label."""
+    """One log entry, applied: ``state`` is the state after it (the same object throughout)."""
 
     index: int
     entry: dict[str, Any]
-    label: str
+    label: str  # the action's label, as the seat saw it ("" unless asked for)
     state: GameState
 
 
-def simulate(header: dict[str, Any], log: list[dict[str, Any]]) -> Iterator[Step | GameState]:
-    """Re-play a log from the header's seed, checking each entry against the fault policy.
+class Resimulation:
+    """Re-plays a log from the header's seed, checking every entry against the fault policy
+    (a default action needs a fault, an autopilot a forfeited seat, and so on)."""
 
-    Yields the initial state, then a ``Step`` per entry (its state is the one *after* applying).
-    The state object is the same one throughout, advanced in place.
-    """
-    game = get_game(header["game"])
-    if header.get("engine_version") != game.engine_version:
-        raise ReplayError(
-            f"replay made by {header['game']} engine {header.get('engine_version')}, "
-            f"this is {game.engine_version}"
-        )
-    config = game.configure(header["players"], header["variant"], header["options"],
-                            [s.get("attributes", {}) for s in header["seats"]])
-    seed = int(header["seed"])
-    state = game.new_state(config, seed)
-    policy = FaultPolicy(config.players)
-    autopilots = [stream(seed, "autopilot", s) for s in range(config.players)]
-    yield state
-    for index, entry in enumerate(log):
-        seat, action, source = entry["seat"], entry["action"], entry.get("source")
-        where = f"log entry {index} (seat {seat})"
-        if seat not in state.to_move():
-            raise ReplayError(f"{where}: seat {seat} was not to move")
-        legal = state.legal_actions(seat)
-        if source == "bot":
-            if policy.forfeited[seat]:
-                raise ReplayError(f"{where}: a forfeited seat's bot cannot play")
-            if action not in legal:
-                raise ReplayError(f"{where}: {action!r} is not legal")
-        elif source == "default":
-            if not entry.get("fault"):
-                raise ReplayError(f"{where}: a default action without a fault")
-            if action != state.default_action(seat):
-                raise ReplayError(f"{where}: not the default action")
-            policy.strike(seat, entry["fault"])
-        elif source == "autopilot":
-            if not policy.forfeited[seat]:
-                raise ReplayError(f"{where}: autopilot for a seat that was not forfeited")
-            if action != autopilot_choice(autopilots[seat], legal):
-                raise ReplayError(f"{where}: not the autopilot's choice")
-        else:
-            raise ReplayError(f"{where}: unknown source {source!r}")
-        label = state.action_label(seat, action)
-        state.apply(seat, action)
-        yield Step(index, entry, label, state)
-    if not state.is_terminal():
-        raise ReplayError("the log ends before the match does")
-    state.statuses = policy.statuses()  # type: ignore[attr-defined]
-    state.strikes = list(policy.strikes)  # type: ignore[attr-defined]
-    state.fault_counts = [dict(c) for c in policy.counts]  # type: ignore[attr-defined]
+    def __init__(self, header: dict[str, Any], log: list[dict[str, Any]]) -> None:
+        game = get_game(header["game"])
+        if header.get("engine_version") != game.engine_version:
+            raise ReplayError(
+                f"replay made by {header['game']} engine {header.get('engine_version')}, "
+                f"this is {game.engine_version}"
+            )
+        config = game.configure(header["players"], header["variant"], header["options"],
+                                [s.get("attributes", {}) for s in header["seats"]])
+        seed = int(header["seed"])
+        self.log = log
+        self.state = game.new_state(config, seed)
+        self.policy = FaultPolicy(config.players)
+        self.autopilots = [stream(seed, "autopilot", s) for s in range(config.players)]
+
+    def steps(self, labels: bool = False) -> Iterator[Step]:
+        state, policy = self.state, self.policy
+        for index, entry in enumerate(self.log):
+            seat, action, source = entry["seat"], entry["action"], entry.get("source")
+            where = f"log entry {index} (seat {seat})"
+            if seat not in state.to_move():
+                raise ReplayError(f"{where}: seat {seat} was not to move")
+            legal = state.legal_actions(seat)
+            if source == "bot":
+                if policy.forfeited[seat]:
+                    raise ReplayError(f"{where}: a forfeited seat's bot cannot play")
+                if action not in legal:
+                    raise ReplayError(f"{where}: {action!r} is not legal")
+            elif source == "default":
+                if not entry.get("fault"):
+                    raise ReplayError(f"{where}: a default action without a fault")
+                if action != state.default_action(seat):
+                    raise ReplayError(f"{where}: not the default action")
+                policy.strike(seat, entry["fault"])
+            elif source == "autopilot":
+                if not policy.forfeited[seat]:
+                    raise ReplayError(f"{where}: autopilot for a seat that was not forfeited")
+                if action != autopilot_choice(self.autopilots[seat], legal):
+                    raise ReplayError(f"{where}: not the autopilot's choice")
+            else:
+                raise ReplayError(f"{where}: unknown source {source!r}")
+            label = state.action_label(seat, action) if labels else ""
+            state.apply(seat, action)
+            yield Step(index, entry, label, state)
+
+    def result(self) -> dict[str, Any]:
+        """The match result with the seats' statuses, once every step has been played."""
+        if not self.state.is_terminal():
+            raise ReplayError("the log ends before the match does")
+        result = dict(self.state.result())
+        result["statuses"] = self.policy.statuses()
+        result["strikes"] = list(self.policy.strikes)
+        result["fault_counts"] = [dict(c) for c in self.policy.counts]
+        return json.loads(json.dumps(result))
 
 
 def iter_views(header: dict[str, Any], log: list[dict[str, Any]]) -> Iterator[tuple[Any, list[Any]] | dict]:
@@ -196,16 +203,16 @@ def iter_views(header: dict[str, Any], log: list[dict[str, Any]]) -> Iterator[tu
     Views are compared as the engines make them: engines speak plain JSON types only (docs/engines.md),
     so no JSON round trip is needed (it would cost more than the game itself).
     """
-    state = None
+    sim = Resimulation(header, log)
     players = header["players"]
-    for item in simulate(header, log):
-        state = item if isinstance(item, GameState) else item.state
-        yield state.public_view(), [state.observation(seat) for seat in range(players)]
-    result = dict(state.result())
-    result["statuses"] = state.statuses
-    result["strikes"] = state.strikes
-    result["fault_counts"] = state.fault_counts
-    yield json.loads(json.dumps(result))
+
+    def views(state: GameState) -> tuple[Any, list[Any]]:
+        return state.public_view(), [state.observation(seat) for seat in range(players)]
+
+    yield views(sim.state)
+    for step in sim.steps():
+        yield views(step.state)
+    yield sim.result()
 
 
 def record_views(header: dict[str, Any], log: list[dict[str, Any]]) -> tuple[list, list[list], dict]:

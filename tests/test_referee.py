@@ -19,7 +19,7 @@ from bots_sdk.local import play_match
 from parlour.v1 import referee_pb2
 from referee import wire
 from referee.games import GAMES
-from referee.replay import check_replay, simulate
+from referee.replay import Resimulation, check_replay
 from referee_process import PV, ROOT, RawSeat, RefereeProcess, bot_process
 
 AUDIT_BOT = Path(__file__).parent / "bots" / "audit_bot.py"
@@ -293,15 +293,11 @@ def test_wire_audit_no_seat_or_spectator_learns_a_hidden_card(referee, game, tmp
         for line in lines[1:]:
             received[line["decision_id"]] = (s, line)
     checked = 0
-    public_by_step = []
-    for item in simulate(replay["header"], replay["log"]):
-        state = item if not hasattr(item, "entry") else item.state
-        if hasattr(item, "entry"):
-            pass
-        public_by_step.append(json.loads(json.dumps(state.public_view())))
-    # decisions: re-simulate and compare what each seat received before each of its entries
-    gen = simulate(replay["header"], replay["log"])
-    state = next(gen)
+    sim = Resimulation(replay["header"], replay["log"])
+    public_by_step = [sim.state.public_view()]
+    # each seat received, before each of its entries, exactly the engine's view of that moment
+    state = sim.state
+    steps = sim.steps()
     for entry in replay["log"]:
         decision = entry.get("decision")
         if decision in received and entry["source"] == "bot":
@@ -311,7 +307,8 @@ def test_wire_audit_no_seat_or_spectator_learns_a_hidden_card(referee, game, tmp
             assert line["legal_actions"] == state.legal_actions(seat)
             assert line["labels"] == [state.action_label(seat, a) for a in state.legal_actions(seat)]
             checked += 1
-        next(gen)
+        next(steps)
+        public_by_step.append(json.loads(json.dumps(state.public_view())))
     assert checked > 0
     finished = [e for e in events if e.finished]
     assert len(finished) == 1

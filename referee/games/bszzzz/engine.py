@@ -60,7 +60,7 @@ order), "plays": [{"seat", "card" (or null: a pass), "outcome" (applied|spent|re
 ``rounds`` (``{"round", "dealer", "end" (swatters|no-play), "windows", "points", "totals"}``; the latest
 also ``"taken"``, ``"hands"`` (per seat, cards) and ``"final_window"`` (a window or null)).
 ``observation(seat)`` adds ``seat``, ``colour``, ``hand`` (cards) and ``submitted`` (the seat's own sealed
-action this window, or null).
+action this window, or null); ``public_view()`` has ``submitted`` too, always null (one shape).
 
 Position JSON (``to_position()["state"]``), every card by its id (``data.CARDS``); only ``hands`` and
 ``turn`` are required, every other key defaults to empty / zero:
