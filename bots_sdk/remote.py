@@ -2,9 +2,10 @@
 it is offered on a Connect stream."""
 from __future__ import annotations
 
-import queue
+import asyncio
+import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -30,22 +31,23 @@ def channel_target(referee: str) -> str:
 def play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: str) -> dict[str, Any]:
     """Play one seat until the match ends; returns the result. ``make_bot(game)`` builds the bot
     once the match start says which game it is."""
-    outgoing: queue.Queue = queue.Queue()
+    return asyncio.run(_play_seat(make_bot, referee, seat_token))
 
-    def requests() -> Iterator[referee_pb2.BotMessage]:
-        while True:
-            item = outgoing.get()
-            if item is None:
-                return
-            yield item
 
-    outgoing.put(referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=seat_token)))
-    with grpc.insecure_channel(channel_target(referee)) as channel:
+async def _play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: str) -> dict[str, Any]:
+    # asyncio gRPC: reads and writes on this one thread, with no hand-off to a sender thread per
+    # answer (the synchronous client's request iterator costs a thread wake-up every decision)
+    async with grpc.aio.insecure_channel(channel_target(referee)) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)
+        call = stub.Play()
         bot: Bot | None = None
         start: referee_pb2.MatchStart | None = None
         try:
-            for message in stub.Play(requests()):
+            await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=seat_token)))
+            while True:
+                message = await call.read()
+                if message is grpc.aio.EOF:
+                    break
                 kind = message.WhichOneof("message")
                 if kind == "start":
                     start = message.start
@@ -54,21 +56,18 @@ def play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: str) -> 
                         options = {k: wire.option_python(v) for k, v in start.options.items()}
                         bot.start(start.game, start.seat, options, start.bot_seed)
                 elif kind == "decision":
-                    outgoing.put(answer(bot, start, message.decision))
+                    await call.write(answer(bot, start, message.decision))
                     for line in bot.take_log_lines():
-                        outgoing.put(referee_pb2.BotMessage(log=referee_pb2.LogLine(
+                        await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
                             protocol_version=PV, decision_id=message.decision.decision_id, text=line)))
                 elif kind == "end":
-                    import json
-
                     result = json.loads(message.end.result_json)
                     try:
                         bot.on_match_end(result)
                     finally:
-                        outgoing.put(None)
+                        await call.done_writing()
                     return result
         except grpc.RpcError as exc:
-            outgoing.put(None)
             raise RefereeError(f"referee {referee}: {exc.code().name}: {exc.details()}") from None
     raise RefereeError("the referee closed the stream before the match ended")
 
