@@ -55,6 +55,7 @@ bench: $(STAMP)
 # Long runs (thousands of random games) never run in CI.
 soak: $(STAMP)
 	PARLOUR_SOAK=1 $(PY) -m pytest -n 2 --dist loadfile -m soak tests
+	PARLOUR_SOAK=1 $(PY) -m pytest tests/test_arena_e2e.py -k ladder  # 200 ladder matches
 
 clean:
 	rm -rf $(VENV) parlour .pytest_cache build *.egg-info
