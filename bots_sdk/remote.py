@@ -23,11 +23,6 @@ class RefereeError(Exception):
     """The referee refused us (bad token, unknown match): one line for the user."""
 
 
-def channel_target(referee: str) -> str:
-    """``HOST:PORT`` or ``unix:PATH`` (gRPC understands both)."""
-    return referee
-
-
 def play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: str) -> dict[str, Any]:
     """Play one seat until the match ends; returns the result. ``make_bot(game)`` builds the bot
     once the match start says which game it is."""
@@ -37,7 +32,7 @@ def play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: str) -> 
 async def _play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: str) -> dict[str, Any]:
     # asyncio gRPC: reads and writes on this one thread, with no hand-off to a sender thread per
     # answer (the synchronous client's request iterator costs a thread wake-up every decision)
-    async with grpc.aio.insecure_channel(channel_target(referee)) as channel:
+    async with grpc.aio.insecure_channel(referee) as channel:  # HOST:PORT or unix:PATH
         stub = referee_pb2_grpc.RefereeStub(channel)
         call = stub.Play()
         bot: Bot | None = None
@@ -105,7 +100,7 @@ def serve_remote(make_bot: Callable[[str], Bot], referee: str, api_token: str,
                  on_offer: Callable[[referee_pb2.MatchOffer], None] | None = None,
                  max_matches: int | None = None) -> None:
     """Stay connected and play every match offered (each in its own thread)."""
-    with grpc.insecure_channel(channel_target(referee)) as channel:
+    with grpc.insecure_channel(referee) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)
         threads = []
         try:

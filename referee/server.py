@@ -98,6 +98,7 @@ class Room:
     tokens: list[str]
     seats: list[Seat]
     remote_bots: list[str]
+    versions: list[str]  # per seat, for the replay header
     public: list[dict] = field(default_factory=list)  # the public view after every step
     watchers: list[asyncio.Queue] = field(default_factory=list)
     finished: bool = False
@@ -171,8 +172,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         match_id = secrets.token_hex(8)
         tokens = [secrets.token_hex(24) for _ in request.seats]  # hex: never starts with "-"
         room = Room(match_id, match, tokens, [Seat() for _ in request.seats],
-                    [s.remote_bot for s in request.seats])
-        room.versions = [s.version for s in request.seats]  # type: ignore[attr-defined]
+                    [s.remote_bot for s in request.seats], [s.version for s in request.seats])
         room.public.append(match.state.public_view())
         self.rooms[match_id] = room
         for seat, token in enumerate(tokens):
@@ -392,7 +392,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         for token in room.tokens:  # seat tokens expire with the match
             self.tokens.pop(token, None)
         if match.finished:
-            replay = await asyncio.to_thread(build_replay, match, getattr(room, "versions", None))
+            replay = await asyncio.to_thread(build_replay, match, room.versions)
             await asyncio.to_thread(self.store_replay, room.id, replay)
             room.bot_logs = replay.pop("bot_logs")
             replay["bot_logs"] = []

@@ -68,7 +68,6 @@ from ..interface import (
     Action,
     GameDescription,
     GameState,
-    IllegalActionError,
     MatchConfig,
     OptionSpec,
     PositionError,
@@ -432,8 +431,7 @@ class TrickyTwistState(GameState):
 
     # ================================================================== apply
     def apply(self, seat: int, action: Action) -> None:
-        if action not in self.legal_actions(seat):
-            raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")
+        self.check_legal(seat, action)
         kind = action["type"]
         self._legal = {}
         if kind == "play":

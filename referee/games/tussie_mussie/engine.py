@@ -37,7 +37,6 @@ from ..interface import (
     Action,
     GameDescription,
     GameState,
-    IllegalActionError,
     MatchConfig,
     OptionSpec,
     PositionError,
@@ -390,8 +389,7 @@ class TussieMussieState(GameState):
         return []
 
     def apply(self, seat: int, action: Action) -> None:
-        if action not in self.legal_actions(seat):
-            raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")
+        self.check_legal(seat, action)
         kind = action["type"]
         if kind == "offer":
             self.lay_out_offer(action["face_up"])
