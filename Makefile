@@ -41,7 +41,7 @@ $(CHROMIUM):
 # The whole platform on this machine: SQLite, a private Redis, a referee, a worker, beat and the
 # site on http://127.0.0.1:8000 (Ctrl-C stops everything).
 demo: $(STAMP)
-	PARLOUR_ALLOW_UPLOADS=1 $(PY) -m arena demo
+	$(PY) -m arena demo
 
 test: $(STAMP) $(JSDEPS) $(CHROMIUM)
 	$(PY) -m pytest -n 2 --dist loadfile
@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(PY) bench/referee.py
 	$(PY) bench/arena.py
 	$(PY) bench/web.py
+	$(PY) bench/sandbox.py
 
 # Long runs (thousands of random games) never run in CI.
 soak: $(STAMP)

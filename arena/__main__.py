@@ -197,6 +197,9 @@ def celery_process(kind: str) -> int:
     from .celery import app
 
     if kind == "worker":
+        from bots_sdk.sandbox import support
+
+        print(support().describe(), file=sys.stderr, flush=True)  # how uploaded bots will run here
         app.worker_main(["worker", "--loglevel=INFO", "--concurrency", os.environ.get("PARLOUR_WORKERS", "2")])
     else:
         app.start(["beat", "--loglevel=INFO", "--schedule", str(Path(os.environ.get("PARLOUR_HOME", "/tmp")) /
@@ -218,8 +221,10 @@ def platform_processes():
 
     broker = ensure_broker(Path(settings.PARLOUR_HOME))
     referee = LocalReferee(["--token-verifier", "arena.tokens:verify"])
-    env = dict(os.environ, REFEREE_ADDRESS=referee.address, PARLOUR_OPERATOR_TOKEN=referee.token)
-    os.environ.update(REFEREE_ADDRESS=referee.address, PARLOUR_OPERATOR_TOKEN=referee.token)
+    shared = dict(REFEREE_ADDRESS=referee.address, PARLOUR_REFEREE_SOCKET=referee.unix_path,
+                  PARLOUR_OPERATOR_TOKEN=referee.token)
+    env = dict(os.environ, **shared)
+    os.environ.update(shared)
     worker = subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -61,10 +61,11 @@ def wait_for_site(url: str, timeout: float = 60.0) -> bool:
 
 
 def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
+    from bots_sdk.sandbox import support
+
     from .__main__ import platform_processes
     from .house import ensure_house_bots
 
-    os.environ.setdefault("PARLOUR_ALLOW_UPLOADS", "1")
     ensure_house_bots()
     username, password = demo_account()
     children: list[subprocess.Popen] = []
@@ -84,6 +85,7 @@ def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
             print(f"\nParlour is running at {url}\n"
                   f"  demo account: {username} / {password}\n"
                   f"  referee for remote bots: {os.environ.get('REFEREE_ADDRESS')}\n"
+                  f"  {support().describe()}\n"
                   "  the demo tournaments and the ladder fill the site in as they play.\n"
                   "Press Ctrl-C to stop.", flush=True)
             signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop on SIGTERM as on Ctrl-C

@@ -18,7 +18,7 @@ from referee.match import StrictFaultError
 from referee.replay import ReplayError, Resimulation, build_replay, check_replay, read_replay, write_replay
 from referee.timecontrol import DEFAULT_BANK, DEFAULT_MOVE_LIMIT, TimeControl
 
-from .loading import BotSpec, BotSpecError, parse_bot_spec
+from .loading import BotSpecError, parse_bot_spec, split_file_spec
 from .local import play_match
 
 
@@ -64,12 +64,19 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"extra seconds per seat for the whole match (default {DEFAULT_BANK})")
     play.add_argument("--via-referee", action="store_true",
                       help="play through a referee process on a free port, each bot in its own process")
+    play.add_argument("--sandboxed", action="store_true",
+                      help="with --via-referee: run each file bot in the sandbox the platform runs uploaded "
+                           "bots in (its limits: docs/security.md)")
     play.set_defaults(run=run_play)
 
     connect = commands.add_parser("connect", help="play one seat of a match on a referee")
     connect.add_argument("bot", help="random, greedy, or path/to/file.py:ClassName")
     connect.add_argument("--referee", required=True, help="HOST:PORT or unix:PATH")
     connect.add_argument("--seat-token", required=True)
+    connect.add_argument("--path", action="append", default=[], metavar="DIR",
+                         help="a folder the bot imports from (after the standard library and the SDK)")
+    connect.add_argument("--capture-output", type=int, metavar="BYTES",
+                         help="send what the bot writes to stdout/stderr as log lines, at most BYTES")
     connect.set_defaults(run=run_connect)
 
     remote = commands.add_parser("serve-remote", help="keep a bot available to a referee")
@@ -109,12 +116,12 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
-def entry_names(specs: list[BotSpec]) -> list[str]:
+def entry_names(specs: list[str]) -> list[str]:
     """One name per entry; repeated bots are numbered: random, random (2), ..."""
     names, seen = [], {}
     for spec in specs:
-        seen[spec.name] = seen.get(spec.name, 0) + 1
-        names.append(spec.name if seen[spec.name] == 1 else f"{spec.name} ({seen[spec.name]})")
+        seen[spec] = seen.get(spec, 0) + 1
+        names.append(spec if seen[spec] == 1 else f"{spec} ({seen[spec]})")
     return names
 
 
@@ -136,9 +143,13 @@ def run_play(args: argparse.Namespace) -> int:
         time_control = TimeControl(args.time_limit, args.time_bank)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    specs = [parse_bot_spec(text, game.id) for text in args.bots]
+    if args.sandboxed:  # a file bot's code is imported only inside its sandbox
+        specs = [parse_bot_spec(text, game.id) if text in ("random", "greedy") else split_file_spec(text)
+                 for text in args.bots]
+    else:
+        specs = [parse_bot_spec(text, game.id) for text in args.bots]
     config = game.configure(len(specs), args.variant, options)  # fails early on bad input
-    names = entry_names(specs)
+    names = entry_names(args.bots)
     first_seed = args.seed if args.seed is not None else _fresh_seed()
     n = len(specs)
     matches: list[dict[str, Any]] = []
@@ -148,7 +159,15 @@ def run_play(args: argparse.Namespace) -> int:
 
     if args.via_referee and args.strict:
         raise UsageError("--strict applies to in-process play only")
+    if args.sandboxed and not args.via_referee:
+        raise UsageError("--sandboxed needs --via-referee (a sandboxed bot plays through a referee)")
     referee = None
+    if args.sandboxed:
+        from .sandbox import support
+
+        print(support().describe(), file=sys.stderr)
+        if support().mode == "refused":
+            raise UsageError("the sandbox cannot run here (see the line above)")
     if args.via_referee:
         from .via_referee import LocalReferee
 
@@ -162,7 +181,12 @@ def run_play(args: argparse.Namespace) -> int:
                     from .via_referee import play_via_referee
 
                     replay = play_via_referee(referee, game.id, config.variant, config.options, first_seed + i,
-                                              time_control, [args.bots[k] for k in order], seat_names)
+                                              time_control, [args.bots[k] for k in order], seat_names,
+                                              sandboxed=args.sandboxed)
+                    for entry in replay["bot_logs"]:
+                        if entry["decision"] is None:  # the sandbox's verdicts on the bot's process
+                            print(f"{seat_names[entry['seat']]} (seat {entry['seat']}): {entry['line']}",
+                                  file=sys.stderr)
                     for entry in replay["log"]:
                         if entry.get("fault"):
                             print(f"warning: bot {seat_names[entry['seat']]!r} (seat {entry['seat']}) faulted "
@@ -330,10 +354,14 @@ def _changes(old: dict, new: dict) -> dict:
 
 
 def run_connect(args: argparse.Namespace) -> int:
+    from .output_capture import OutputCapture
     from .remote import RefereeError, play_seat
 
+    sys.path.extend(args.path)  # appended: a bot's module cannot shadow the standard library or the SDK
+    capture = OutputCapture(args.capture_output) if args.capture_output else None
     try:
-        result = play_seat(lambda game: parse_bot_spec(args.bot, game).make(), args.referee, args.seat_token)
+        result = play_seat(lambda game: parse_bot_spec(args.bot, game).make(), args.referee, args.seat_token,
+                           capture)
     except RefereeError as exc:
         raise UsageError(str(exc)) from None
     print(json.dumps(result))

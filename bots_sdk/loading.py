@@ -32,10 +32,19 @@ def parse_bot_spec(text: str, game_id: str) -> BotSpec:
         except ModuleNotFoundError:
             raise BotSpecError(f"there is no greedy bot for {game_id} (allowed: random, "
                                f"path/to/file.py:ClassName)") from None
+    path, class_name = split_file_spec(text)
+    return BotSpec(text, load_bot_class(path, class_name))
+
+
+def split_file_spec(text: str) -> tuple[Path, str]:
+    """``path/to/file.py:ClassName`` → the file (which must exist) and the class name, without
+    importing anything (a sandboxed bot's code is imported only inside its sandbox)."""
     path, sep, class_name = text.rpartition(":")
     if not sep or not path.endswith(".py") or not class_name:
         raise BotSpecError(f"unknown bot {text!r} (allowed: random, greedy, path/to/file.py:ClassName)")
-    return BotSpec(text, load_bot_class(Path(path), class_name))
+    if not Path(path).is_file():
+        raise BotSpecError(f"bot file {path} does not exist")
+    return Path(path), class_name
 
 
 def load_bot_class(path: Path, class_name: str) -> type[Bot]:

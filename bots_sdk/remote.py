@@ -15,6 +15,7 @@ from referee import wire
 
 from .bot import Bot
 from .decision import Decision
+from .output_capture import OutputCapture
 
 PV = wire.PROTOCOL_VERSION
 
@@ -23,13 +24,16 @@ class RefereeError(Exception):
     """The referee refused us (bad token, unknown match): one line for the user."""
 
 
-def play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: str) -> dict[str, Any]:
+def play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: str,
+              capture: OutputCapture | None = None) -> dict[str, Any]:
     """Play one seat until the match ends; returns the result. ``make_bot(game)`` builds the bot
-    once the match start says which game it is."""
-    return asyncio.run(_play_seat(make_bot, referee, seat_token))
+    once the match start says which game it is; with ``capture``, what the bot writes to stdout and
+    stderr travels as log lines of the decision it was written during."""
+    return asyncio.run(_play_seat(make_bot, referee, seat_token, capture))
 
 
-async def _play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: str) -> dict[str, Any]:
+async def _play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: str,
+                     capture: OutputCapture | None) -> dict[str, Any]:
     # asyncio gRPC: reads and writes on this one thread, with no hand-off to a sender thread per
     # answer (the synchronous client's request iterator costs a thread wake-up every decision)
     async with grpc.aio.insecure_channel(referee) as channel:  # HOST:PORT or unix:PATH
@@ -47,12 +51,26 @@ async def _play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: s
                 if kind == "start":
                     start = message.start
                     if bot is None:
-                        bot = make_bot(start.game)
-                        options = {k: wire.option_python(v) for k, v in start.options.items()}
-                        bot.start(start.game, start.seat, options, start.bot_seed)
+                        try:
+                            bot = make_bot(start.game)
+                            options = {k: wire.option_python(v) for k, v in start.options.items()}
+                            bot.start(start.game, start.seat, options, start.bot_seed)
+                        except Exception as exc:  # the owner reads why in the match's log lines
+                            lines = (capture.take() if capture else []) + [
+                                f"the bot failed to start: {type(exc).__name__}: {exc}"]
+                            for line in lines:
+                                await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
+                                    protocol_version=PV, decision_id=0, text=line)))
+                            await call.done_writing()  # the referee reads the lines, then our end
+                            try:
+                                await asyncio.wait_for(_drain(call), 5)
+                            except (asyncio.TimeoutError, grpc.RpcError):
+                                pass
+                            raise
                 elif kind == "decision":
                     await call.write(answer(bot, start, message.decision))
-                    for line in bot.take_log_lines():
+                    lines = bot.take_log_lines() + (capture.take() if capture else [])
+                    for line in lines:
                         await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
                             protocol_version=PV, decision_id=message.decision.decision_id, text=line)))
                 elif kind == "end":
@@ -65,6 +83,11 @@ async def _play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: s
         except grpc.RpcError as exc:
             raise RefereeError(f"referee {referee}: {exc.code().name}: {exc.details()}") from None
     raise RefereeError("the referee closed the stream before the match ended")
+
+
+async def _drain(call) -> None:
+    while await call.read() is not grpc.aio.EOF:
+        pass
 
 
 def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decision) -> referee_pb2.BotMessage:

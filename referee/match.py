@@ -12,6 +12,7 @@ The loop a host runs::
 """
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,10 @@ from .faults import Fault, FaultPolicy
 from .games import GameDescription, GameState, MatchConfig
 from .games.seeding import derive_seed, stream
 from .timecontrol import SeatClock, TimeControl
+
+# what a seat's log lines (its ``log`` calls and its captured output) may hold in one match
+LOG_LIMIT = int(os.environ.get("PARLOUR_LOG_LIMIT_KB", 64)) * 1024
+LOG_LINE_LIMIT = 2000  # characters of one line
 
 Action = dict[str, Any]
 
@@ -85,9 +90,21 @@ class Match:
         self.log: list[dict[str, Any]] = []
         self.faults: list[Fault] = []
         self.bot_logs: list[dict[str, Any]] = []
+        self.log_bytes = [0] * config.players  # per seat, against LOG_LIMIT
         self.decisions = 0
         self.asked: dict[int, int] = {}  # seat -> id of the decision it was last asked
         self.play_autopilots()
+
+    def add_bot_log(self, seat: int, decision: int, line: str) -> None:
+        """Keep a bot's log line (its own or its captured output) within the seat's budget."""
+        used = self.log_bytes[seat]
+        if used > LOG_LIMIT:
+            return
+        line = line[:LOG_LINE_LIMIT]
+        self.log_bytes[seat] = used + len(line) + 1
+        if self.log_bytes[seat] > LOG_LIMIT:
+            line = f"[over {LOG_LIMIT} bytes of log lines in this match: the rest is dropped]"
+        self.bot_logs.append({"seat": seat, "decision": decision, "step": len(self.log), "line": line})
 
     # ------------------------------------------------------------------ the loop
     @property
@@ -120,7 +137,7 @@ class Match:
         for seat, reply in replies:
             decision = self.asked.pop(seat, self.decisions)
             for line in reply.log_lines:
-                self.bot_logs.append({"seat": seat, "decision": decision, "step": len(self.log), "line": line})
+                self.add_bot_log(seat, decision, line)
             action, fault = self.resolve(seat, reply, decision)
             entry = {"seat": seat, "decision": decision, "action": action,
                      "think_ms": round(reply.think_time * 1000, 3)}

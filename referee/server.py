@@ -236,8 +236,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 except Exception:
                     message, kind = None, None
                 if kind == "log":
-                    room.match.bot_logs.append({"seat": room.seats.index(seat), "decision": message.log.decision_id,
-                                                "step": len(room.match.log), "line": message.log.text[:2000]})
+                    room.match.add_bot_log(room.seats.index(seat), message.log.decision_id, message.log.text)
                     continue
                 seat.inbox.put_nowait((time.monotonic(), message if kind == "answer" else "malformed"))
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
@@ -540,6 +539,8 @@ async def serve(host: str, port: int, unix: str | None, settings: Settings,
         server.add_insecure_port(f"unix:{unix}")
         addresses.append(f"unix:{unix}")
     await server.start()
+    if unix:  # sandboxed bots run as another uid: connecting needs write permission on the socket
+        os.chmod(unix, 0o666)
     for name in ("", SERVICE):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     print(f"parlour referee {REFEREE_VERSION} listening on {' '.join(addresses)}", flush=True)

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_webui_django_tests() -> None:
     with tempfile.TemporaryDirectory(prefix="parlour-webui-") as home:
         env = dict(os.environ, PARLOUR_HOME=home, DJANGO_SETTINGS_MODULE="webui.settings")
-        for name in ("DATABASE_URL", "PARLOUR_ALLOW_UPLOADS", "PARLOUR_UPLOAD_DIR", "PARLOUR_REPLAY_DIR"):
+        for name in ("DATABASE_URL", "PARLOUR_SANDBOX", "PARLOUR_UPLOAD_DIR", "PARLOUR_REPLAY_DIR"):
             env.pop(name, None)
         done = subprocess.run([sys.executable, "manage.py", "test", "webui.tests", "--noinput", "-v", "1"],
                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)

@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{version}: {version.state}")
         return 0 if passed else 1
     call_command("migrate", verbosity=0)
+    from bots_sdk.sandbox import support
+
+    print(support().describe(), file=sys.stderr, flush=True)  # whether uploads are open, and why
     address = f"{args.host}:{args.port}"
     if importlib.util.find_spec("gunicorn"):
         os.execvp(sys.executable, [sys.executable, "-m", "gunicorn", "webui.wsgi:application",

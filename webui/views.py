@@ -39,7 +39,10 @@ LOG_MATCHES = 10
 
 
 def uploads_allowed() -> bool:
-    return os.environ.get("PARLOUR_ALLOW_UPLOADS") == "1"
+    """Uploads open where the sandbox runs (or the operator allowed its weak mode)."""
+    from bots_sdk.sandbox import support
+
+    return support().mode != "refused"
 
 
 def uploads_per_hour() -> int:

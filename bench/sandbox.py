@@ -1,0 +1,92 @@
+"""What the sandbox costs, beside the same work without it, measured in one run.
+
+    python bench/sandbox.py [--matches N] [--json]
+
+- start-up: a sandbox that runs ``python -c pass`` (namespaces, root filesystem, cgroup, uid
+  change, then the cleanup) beside the same command as a plain process;
+- whole matches: a file bot against a random bot through one referee (Tussie Mussie), the file bot
+  sandboxed, beside the same matches with the file bot as a plain SDK process; the ratio is the
+  sandbox's share of a match;
+- a decision's think time as the referee measured it, sandboxed and plain (the bot's side of the
+  round trip, which the sandbox's CPU quota and Unix socket could change).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT)]
+
+from bots_sdk.sandbox import Sandbox, support  # noqa: E402
+from bots_sdk.via_referee import LocalReferee, play_via_referee  # noqa: E402
+from referee.timecontrol import TimeControl  # noqa: E402
+
+BOT = "from bots_sdk import RandomBot\n\n\nclass Plain(RandomBot):\n    pass\n"
+
+
+def start_up(repeats: int) -> tuple[float, float]:
+    command = [sys.executable, "-I", "-c", "pass"]
+    plain, boxed = [], []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        subprocess.run(command, check=True)
+        plain.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        box = Sandbox(None, None, "", command=command)
+        box.start()
+        box.wait()
+        box.close()
+        boxed.append(time.perf_counter() - began)
+    return statistics.median(plain), statistics.median(boxed)
+
+
+def matches(referee: LocalReferee, spec: str, sandboxed: bool, count: int) -> tuple[float, list[float]]:
+    began = time.perf_counter()
+    thinks = []
+    for seed in range(count):
+        replay = play_via_referee(referee, "tussie-mussie", "standard", {}, seed, TimeControl(),
+                                  [spec, "random"], ["file", "random"], timeout=120, sandboxed=sandboxed)
+        assert replay["result"]["statuses"] == ["ok", "ok"], replay["result"]
+        thinks += [e["think_ms"] for e in replay["log"] if e["seat"] == 0 and e["source"] == "bot"]
+    return (time.perf_counter() - began) / count, thinks
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--matches", type=int, default=8)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not support().full:
+        print(support().describe())
+        return 1
+    plain_start, boxed_start = start_up(max(args.matches, 5))
+    with tempfile.TemporaryDirectory() as folder, LocalReferee() as referee:
+        (Path(folder) / "plain_bot.py").write_text(BOT)
+        spec = f"{folder}/plain_bot.py:Plain"
+        matches(referee, spec, True, 1)  # warm the page cache for both
+        plain_match, plain_think = matches(referee, spec, False, args.matches)
+        boxed_match, boxed_think = matches(referee, spec, True, args.matches)
+    rows = {
+        "start_up_s": {"plain": plain_start, "sandboxed": boxed_start, "ratio": boxed_start / plain_start},
+        "match_s": {"plain": plain_match, "sandboxed": boxed_match, "ratio": boxed_match / plain_match},
+        "think_ms_median": {"plain": statistics.median(plain_think), "sandboxed": statistics.median(boxed_think),
+                            "ratio": statistics.median(boxed_think) / statistics.median(plain_think)},
+    }
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        print(support().describe())
+        for name, row in rows.items():
+            print(f"{name:18} plain {row['plain']:.4f}  sandboxed {row['sandboxed']:.4f}  ratio {row['ratio']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

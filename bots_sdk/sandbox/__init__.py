@@ -1,0 +1,316 @@
+"""Running an untrusted bot: one sandbox per bot per match (see ``docs/security.md``).
+
+``Sandbox(spec, referee_socket, seat_token).start()`` runs ``python -m bots_sdk connect`` for the
+bot inside the isolation of ``launch.py`` (namespaces, uid nobody, read-only minimal root) and a
+cgroup of its own (``cgroups.py``); ``close()`` kills every process it started and reports what
+happened. ``support()`` says once per process what this machine allows; where the full isolation is
+refused, uploaded bots run only if the operator sets ``PARLOUR_SANDBOX=weak`` (rlimits, an emptied
+environment, a new session and, where the kernel allows, no network; the bot's uid is kept).
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import resource
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from .cgroups import SandboxCgroup
+from .cgroups import version as cgroup_version
+from .kernel import LAUNCH_FAILED
+
+MiB = 1024 * 1024
+SANDBOX_SOCKET = "/run/parlour/referee.sock"  # where the bot finds the referee inside the sandbox
+
+
+def _setting(name: str, default: float) -> float:
+    return float(os.environ.get(name, default))
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Per-sandbox limits; each is an environment setting with the documented default."""
+
+    memory_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_MEMORY_MB", 512) * MiB))
+    processes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_PROCESSES", 64)))
+    cpus: float = field(default_factory=lambda: _setting("PARLOUR_SANDBOX_CPUS", 1.0))
+    cpu_seconds: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_CPU_SECONDS", 900)))
+    file_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_FILE_MB", 16) * MiB))
+    scratch_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_SCRATCH_MB", 64) * MiB))
+    bot_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_BOT_MB", 16) * MiB))
+    open_files: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_OPEN_FILES", 256)))
+    output_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_OUTPUT_KB", 64) * 1024))
+
+    def rlimits(self) -> dict[str, int]:
+        return {
+            "RLIMIT_CPU": self.cpu_seconds,
+            "RLIMIT_FSIZE": self.file_bytes,
+            "RLIMIT_NOFILE": self.open_files,
+            "RLIMIT_CORE": 0,
+            "RLIMIT_NPROC": self.processes,
+        }
+
+
+class SandboxUnavailable(Exception):
+    """The full sandbox cannot run here and the operator did not allow the weak mode."""
+
+
+@dataclass(frozen=True)
+class Support:
+    full: bool
+    mode: str  # "full", "weak" or "refused"
+    reason: str = ""
+
+    def describe(self) -> str:
+        limits = SandboxLimits()
+        what = (f"memory {limits.memory_bytes // MiB} MiB, {limits.processes} processes, {limits.cpus:g} CPU, "
+                f"files {limits.file_bytes // MiB} MiB, scratch {limits.scratch_bytes // MiB} MiB")
+        if self.full:
+            return (f"sandbox: full isolation (pid, mount, network, ipc, uts, cgroup and user namespaces; "
+                    f"uid nobody; read-only root; cgroup v{cgroup_version()}: {what})")
+        if self.mode == "weak":
+            return (f"sandbox: WEAK MODE allowed by PARLOUR_SANDBOX=weak ({self.reason}): uploaded bots run "
+                    f"with rlimits, an emptied environment and no network where the kernel allows, but keep "
+                    f"this process's uid and see its filesystem")
+        return (f"sandbox: unavailable ({self.reason}); uploaded bots will not run "
+                f"(PARLOUR_SANDBOX=weak allows a weaker mode: see docs/security.md)")
+
+
+@lru_cache(maxsize=1)
+def support() -> Support:
+    """What this machine allows, found by starting one real sandbox (once per process)."""
+    reason = _full_sandbox_refused()
+    if not reason:
+        return Support(True, "full")
+    if os.environ.get("PARLOUR_SANDBOX", "strict") == "weak":
+        return Support(False, "weak", reason)
+    return Support(False, "refused", reason)
+
+
+def _full_sandbox_refused() -> str:
+    if sys.platform != "linux":
+        return f"namespaces need Linux, not {sys.platform}"
+    if os.geteuid() != 0:
+        return "the sandbox's namespaces, uid change and cgroups need root"
+    if cgroup_version() is None:
+        return "no cgroup hierarchy is mounted at /sys/fs/cgroup"
+    try:
+        probe = Sandbox(None, None, "", command=[sys.executable, "-I", "-c", "print('sandbox ok')"])
+        probe.start()
+        code = probe.wait(30)
+        report = probe.close()
+    except (OSError, SandboxUnavailable) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    if code != 0 or "sandbox ok" not in report.output:
+        return f"a trial sandbox failed (exit status {code}): {report.output.strip()[-300:]}"
+    return ""
+
+
+def sandbox_paths() -> list[str]:
+    """What the bot's process may read besides its own files: Python, the venv, the SDK's packages."""
+    paths = [sys.base_prefix, sys.prefix]
+    for package in ("bots_sdk", "referee", "parlour"):
+        spec = importlib.util.find_spec(package)
+        paths.extend(spec.submodule_search_locations or [])
+    return list(dict.fromkeys(str(Path(p).resolve()) for p in paths))
+
+
+@dataclass
+class SandboxReport:
+    exit_code: int | None
+    output: str  # what the process wrote before the SDK captured its output (bounded)
+    oom_killed: bool = False
+    mode: str = "full"
+    killed_after_match: bool = False  # still running when the match was over
+
+
+def sandbox_report_lines(report: SandboxReport, limits: SandboxLimits) -> list[str]:
+    """The sandbox's side of a match, as log lines for the bot's owner."""
+    lines = [f"[sandbox] {line}" for line in report.output.splitlines() if line.strip()]
+    code = report.exit_code
+    if report.killed_after_match:
+        lines.append("[sandbox] the bot's processes were still running after the match: killed")
+        return lines
+    if report.oom_killed:
+        lines.append(f"[sandbox] killed: over the memory limit of {limits.memory_bytes // MiB} MiB")
+    if code == LAUNCH_FAILED:
+        lines.append("[sandbox] the sandbox failed to start the bot")
+    elif code is not None and code > 128 and code - 128 in signal.valid_signals():
+        name = signal.Signals(code - 128).name
+        why = {"SIGXCPU": f": over the CPU-time limit of {limits.cpu_seconds} s",
+               "SIGKILL": " (out of memory, or still running at the end of the match)"}.get(name, "")
+        lines.append(f"[sandbox] the bot's process was killed by {name}{why}")
+    elif code not in (0, None):
+        lines.append(f"[sandbox] the bot's process exited with status {code}")
+    return lines
+
+
+class _BoundedReader(threading.Thread):
+    """Drains a pipe, keeping the first ``limit`` bytes."""
+
+    def __init__(self, stream, limit: int) -> None:
+        super().__init__(daemon=True)
+        self.stream, self.limit = stream, limit
+        self.data = bytearray()
+        self.dropped = 0
+
+    def run(self) -> None:
+        while chunk := self.stream.read1(65536) if hasattr(self.stream, "read1") else self.stream.read(65536):
+            keep = max(0, self.limit - len(self.data))
+            self.data += chunk[:keep]
+            self.dropped += len(chunk) - min(keep, len(chunk))
+
+    def text(self) -> str:
+        text = self.data.decode(errors="replace")
+        return text + (f"\n[{self.dropped} more bytes of output dropped]" if self.dropped else "")
+
+
+class Sandbox:
+    """One bot's sandbox for one match."""
+
+    def __init__(self, spec: str | None, referee_socket: str | None, seat_token: str,
+                 limits: SandboxLimits | None = None, bot_root: str | None = None,
+                 command: list[str] | None = None) -> None:
+        self.limits = limits or SandboxLimits()
+        self.name = secrets.token_hex(8)
+        self.spec, self.referee_socket, self.seat_token = spec, referee_socket, seat_token
+        self.bot_root = bot_root
+        self.command = command
+        self.process: subprocess.Popen | None = None
+        self.cgroup: SandboxCgroup | None = None
+        self.mode = "full"
+        self._readers: list[_BoundedReader] = []
+
+    # -------------------------------------------------------------------------------- the command
+    def _bot_files(self) -> tuple[Path, str]:
+        """The folder copied to /bot and the spec as the bot's process sees it."""
+        path_text, _, class_name = self.spec.rpartition(":")
+        path = Path(path_text).resolve()
+        root = Path(self.bot_root).resolve() if self.bot_root else path.parent
+        if root not in path.parents:
+            raise SandboxUnavailable(f"{path} is not inside {root}")
+        size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink()
+                   and not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(root).parts))
+        if size > self.limits.bot_bytes:
+            raise SandboxUnavailable(f"the bot's folder {root} holds {size // MiB} MiB, over the "
+                                     f"{self.limits.bot_bytes // MiB} MiB limit: give the bot a folder of its own")
+        return root, f"/bot/{path.relative_to(root)}:{class_name}"
+
+    def _connect_command(self, spec: str, folders: list[str], socket: str) -> list[str]:
+        command = [sys.executable, "-I", "-m", "bots_sdk", "connect", spec, "--referee", f"unix:{socket}",
+                   f"--seat-token={self.seat_token}", "--capture-output", str(self.limits.output_bytes)]
+        for folder in folders:
+            command += ["--path", folder]
+        return command
+
+    # -------------------------------------------------------------------------------- start / stop
+    def start(self) -> None:
+        mode = "full" if self.command is not None else support().mode  # the probe itself is full
+        if mode == "refused":
+            raise SandboxUnavailable(support().describe())
+        self.mode = mode
+        if mode == "weak":
+            self._start_weak()
+        else:
+            self._start_full()
+        for stream in (self.process.stdout, self.process.stderr):
+            reader = _BoundedReader(stream, self.limits.output_bytes)
+            reader.start()
+            self._readers.append(reader)
+
+    def _start_full(self) -> None:
+        if self.command is None:
+            bot_dir, spec = self._bot_files()
+            folder = str(Path(spec.rpartition(":")[0]).parent)
+            command = self._connect_command(spec, list(dict.fromkeys([folder, "/bot"])), SANDBOX_SOCKET)
+        else:
+            bot_dir, command = None, self.command
+        self.cgroup = SandboxCgroup(self.name, self.limits.memory_bytes, self.limits.processes, self.limits.cpus)
+        config = {
+            "cgroups": [str(p) for p in self.cgroup.paths],
+            "read_only": sandbox_paths(),
+            "bot_dir": str(bot_dir) if bot_dir else "/nonexistent",
+            "referee_socket": self.referee_socket or os.devnull,
+            "root_bytes": self.limits.bot_bytes + 8 * MiB,
+            "scratch_bytes": self.limits.scratch_bytes,
+            "rlimits": self.limits.rlimits(),
+            "command": command,
+            "env": {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"},
+        }
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-m", "bots_sdk.sandbox.launch"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, cwd="/")
+            self.process.stdin.write(json.dumps(config).encode())
+            self.process.stdin.close()
+        except BaseException:
+            self.close()
+            raise
+
+    def _start_weak(self) -> None:
+        path_text, _, class_name = self.spec.rpartition(":")
+        path = Path(path_text).resolve()
+        folders = list(dict.fromkeys([str(path.parent)] + ([str(Path(self.bot_root).resolve())] if self.bot_root else [])))
+        command = self._connect_command(f"{path}:{class_name}", folders, self.referee_socket)
+        # no cgroup here: the address space is the nearest limit (loose, since gRPC reserves much
+        # virtual memory it never touches)
+        rlimits = dict(self.limits.rlimits(), RLIMIT_AS=4 * self.limits.memory_bytes)
+
+        def limit() -> None:  # between fork and exec: no network if the kernel lets us, then limits
+            from .kernel import CLONE_NEWNET, CLONE_NEWUSER, libc
+
+            if libc.unshare(CLONE_NEWNET) != 0:
+                libc.unshare(CLONE_NEWUSER | CLONE_NEWNET)
+            for name, value in rlimits.items():
+                resource.setrlimit(getattr(resource, name), (value, value))
+
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            start_new_session=True, preexec_fn=limit, cwd=str(path.parent),
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(path.parent)})
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def close(self) -> SandboxReport:
+        """Kill everything the bot started (its whole cgroup, or its session in weak mode)."""
+        code = None
+        running = False
+        if self.process is not None:
+            code = self.process.poll()
+            running = code is None
+            if running:
+                try:
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        oom = False
+        if self.cgroup is not None:
+            oom = self.cgroup.oom_killed()
+            self.cgroup.remove()
+        if self.process is not None:
+            if code is None:
+                code = self.process.wait()
+            elif self.mode == "weak":  # the session may outlive its leader
+                try:
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        for reader in self._readers:
+            reader.join(2)
+        output = "".join(r.text() for r in self._readers)
+        return SandboxReport(code, output, oom, self.mode, running)
+
+
+__all__ = ["LAUNCH_FAILED", "Sandbox", "SandboxLimits", "SandboxReport", "SandboxUnavailable", "support"]
