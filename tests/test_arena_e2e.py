@@ -2,6 +2,7 @@
 process, every bot its own SDK process, on SQLite and on PostgreSQL."""
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import secrets
@@ -196,3 +197,60 @@ def test_ladder_puts_greedy_above_random(platform) -> None:
     rows = {row["bot"]: row for row in ladder["rows"]}
     assert sum(row["games"] for row in rows.values()) >= LADDER_MATCHES * 2
     assert rows["greedy"]["conservative"] > rows["random"]["conservative"]
+
+
+PROBER = '''
+import os
+import socket
+
+from bots_sdk import RandomBot
+
+
+class Prober(RandomBot):
+    def on_match_start(self, game, seat, options, seed):
+        try:
+            socket.create_connection(("127.0.0.1", 6379), timeout=2)
+            network = "open"
+        except OSError as exc:
+            network = type(exc).__name__
+        print(f"uid={os.getuid()} network={network} cwd-files={sorted(os.listdir('/bot'))}")
+'''
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the full sandbox needs root (docs/security.md)")
+def test_an_uploaded_bot_plays_its_tournament_matches_in_the_sandbox(platform, tmp_path) -> None:
+    """A Celery worker plays an uploaded bot in its sandbox, reaching the referee (TCP only here)
+    through the relay; its output is in the stored replays, beside its first decision."""
+    p = platform("sqlite")
+    upload = tmp_path / "upload"
+    upload.mkdir()
+    (upload / "prober.py").write_text(PROBER)
+    subprocess.run([sys.executable, "-m", "webui", "migrate"], env=p.env, cwd=ROOT, check=True,
+                   capture_output=True, timeout=120)
+    made = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c",
+         "from arena.models import Bot, BotVersion; from django.contrib.auth.models import User; "
+         "u = User.objects.create(username='uploader'); "
+         "b = Bot.objects.create(owner=u, game='tussie-mussie', name='prober', kind=Bot.UPLOAD); "
+         f"BotVersion.objects.create(bot=b, number=1, spec='{upload / 'prober.py'}:Prober'); print(b.pk)"],
+        env=p.env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr[-2000:]
+    bot_id = made.stdout.strip().splitlines()[-1]
+    p.start_worker()
+    p.arena("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2", "--seed", "5",
+            "--bots", f"bot-{bot_id},random")
+    p.arena("tournament", "run", "1")
+    export = json.loads(p.arena("tournament", "standings", "1", "--json").stdout)
+    check_recorded_once(export, 2)  # a double round robin of two
+    assert all(s["status"] == "ok" for m in export["matches"] for s in m["seats"])
+    replays = sorted((p.home / "replays").glob("*.replay.json.gz"))
+    assert len(replays) == 2
+    for path in replays:
+        replay = json.loads(gzip.decompress(path.read_bytes()))
+        seat = [s["bot"] for s in replay["header"]["seats"]].index("prober")
+        lines = [e for e in replay["bot_logs"] if e["line"].startswith("[output] uid=")]
+        assert len(lines) == 1, replay["bot_logs"]
+        assert lines[0]["line"] == "[output] uid=65534 network=OSError cwd-files=['prober.py']"
+        assert lines[0]["seat"] == seat
+        first = min(e["decision"] for e in replay["log"] if e["seat"] == lines[0]["seat"])
+        assert lines[0]["decision"] == first

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bots_sdk.sandbox import support
 from bots_sdk.via_referee import LocalReferee, RefereeClient, play_via_referee
@@ -117,6 +118,8 @@ def play(referee: RefereeClient, tmp_path: Path, body: str, time_control: TimeCo
     assert replay["result"]["statuses"][1] == "ok", replay["result"]  # the other bot played on
     assert not any(e.get("fault") for e in replay["log"] if e["seat"] == 1)
     assert marker_processes(marker) == [], "processes the bot started are still running"
+    health = health_pb2_grpc.HealthStub(referee.channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
+    assert health.status == health_pb2.HealthCheckResponse.SERVING  # the platform is unaffected
     return outcome
 
 
@@ -304,6 +307,13 @@ def test_no_way_to_lift_its_limits_or_gain_privileges(referee, tmp_path):
                     if libc.unshare(0x10000000 | 0x40000000) != 0:
                         raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
                 probe("unshare", new_namespaces)
+                def system_call(name, *args):
+                    def attempt():
+                        if getattr(libc, name)(*args) != 0:
+                            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+                    return attempt
+                probe("ptrace", system_call("ptrace", 0, 0, 0, 0))  # PTRACE_TRACEME
+                probe("io_uring", system_call("syscall", 425, 1, 0))  # io_uring_setup, same number everywhere
                 status = open("/proc/self/status").read()
                 print("PROBE capabilities " + [l for l in status.splitlines() if l.startswith("CapEff")][0].split()[1],
                       flush=True)
@@ -315,6 +325,7 @@ def test_no_way_to_lift_its_limits_or_gain_privileges(referee, tmp_path):
     assert probes["cgroup"].startswith("blocked")
     assert probes["setuid-root"].startswith("blocked")  # EINVAL: no uid 0 exists in its user namespace
     assert probes["unshare"].startswith("blocked")
+    assert "Operation not permitted" in probes["ptrace"] and "Operation not permitted" in probes["io_uring"]
     assert probes["capabilities"] == "0000000000000000"
     assert probes["uid"] == "65534"
     assert outcome.statuses[0] == "ok"

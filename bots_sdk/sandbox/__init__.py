@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from . import seccomp
 from .cgroups import SandboxCgroup
 from .cgroups import version as cgroup_version
 from .kernel import LAUNCH_FAILED
@@ -73,8 +74,9 @@ class Support:
         what = (f"memory {limits.memory_bytes // MiB} MiB, {limits.processes} processes, {limits.cpus:g} CPU, "
                 f"files {limits.file_bytes // MiB} MiB, scratch {limits.scratch_bytes // MiB} MiB")
         if self.full:
+            filtered = "seccomp filter" if seccomp.available() else "NO seccomp filter (libseccomp2 is missing)"
             return (f"sandbox: full isolation (pid, mount, network, ipc, uts, cgroup and user namespaces; "
-                    f"uid nobody; read-only root; cgroup v{cgroup_version()}: {what})")
+                    f"uid nobody; read-only root; {filtered}; cgroup v{cgroup_version()}: {what})")
         if self.mode == "weak":
             return (f"sandbox: WEAK MODE allowed by PARLOUR_SANDBOX=weak ({self.reason}): uploaded bots run "
                     f"with rlimits, an emptied environment and no network where the kernel allows, but keep "
@@ -241,6 +243,7 @@ class Sandbox:
             "root_bytes": self.limits.bot_bytes + 8 * MiB,
             "scratch_bytes": self.limits.scratch_bytes,
             "rlimits": self.limits.rlimits(),
+            "seccomp": list(seccomp.DENIED) if seccomp.available() else [],
             "command": command,
             "env": {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"},
         }
@@ -258,7 +261,8 @@ class Sandbox:
     def _start_weak(self) -> None:
         path_text, _, class_name = self.spec.rpartition(":")
         path = Path(path_text).resolve()
-        folders = list(dict.fromkeys([str(path.parent)] + ([str(Path(self.bot_root).resolve())] if self.bot_root else [])))
+        roots = [str(Path(self.bot_root).resolve())] if self.bot_root else []
+        folders = list(dict.fromkeys([str(path.parent), *roots]))
         command = self._connect_command(f"{path}:{class_name}", folders, self.referee_socket)
         # no cgroup here: the address space is the nearest limit (loose, since gRPC reserves much
         # virtual memory it never touches)

@@ -40,6 +40,8 @@ class SandboxCgroup:
             "freezer": {},
         }
         for controller, values in settings.items():
+            if controller == "freezer" and not (ROOT / controller).is_dir():
+                continue  # optional: it only makes the final sweep race-free
             path = ROOT / controller / PARENT / name
             path.mkdir(parents=True, exist_ok=True)
             self.paths.append(path)
@@ -50,7 +52,8 @@ class SandboxCgroup:
     def _make_v2(self, name: str, memory_bytes: int, processes: int, cpus: float) -> None:
         parent = ROOT / PARENT
         parent.mkdir(exist_ok=True)
-        (parent / "cgroup.subtree_control").write_text("+memory +pids +cpu")
+        for folder in (ROOT, parent):  # each level hands the controllers down to the next
+            (folder / "cgroup.subtree_control").write_text("+memory +pids +cpu")
         path = parent / name
         path.mkdir(exist_ok=True)
         (path / "memory.max").write_text(str(memory_bytes))

@@ -13,8 +13,9 @@ Runs as root (the runner starts it; nothing of the bot has run yet). The steps, 
    scratch tmpfs at ``/tmp``; ``pivot_root`` into it, the old root detached, the new root read-only;
 4. init forks the bot's process, which enters a new user namespace where only the uid and gid
    ``nobody`` exist (init, still root outside, writes the maps), forbids itself further user
-   namespaces, sets its rlimits and ``no_new_privs``, becomes ``nobody`` and execs the command with
-   an emptied environment; init reaps children and exits with the bot's status.
+   namespaces, sets its rlimits and ``no_new_privs``, becomes ``nobody``, loads the seccomp filter
+   (``seccomp.py``) and execs the command with an emptied environment; init reaps children and
+   exits with the bot's status.
 
 The network namespace has only a downed loopback: the referee's Unix socket is the only way out.
 A step that fails stops the launch with exit status 120 and one line on stderr saying which.
@@ -31,6 +32,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import seccomp
 from .kernel import (CLONE_NEWCGROUP, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER,
                      CLONE_NEWUTS, MNT_DETACH, MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_RDONLY,
                      MS_REC, MS_REMOUNT, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, SYS_PIVOT_ROOT, LAUNCH_FAILED,
@@ -136,6 +138,8 @@ def become_bot(config: dict[str, Any], ready: int, mapped: int) -> None:
     os.setresgid(NOBODY, NOBODY, NOBODY)
     os.setresuid(NOBODY, NOBODY, NOBODY)
     prctl(PR_SET_NO_NEW_PRIVS, 1)
+    if config["seccomp"]:
+        seccomp.deny(config["seccomp"])
     os.chdir("/tmp")
     os.closerange(3, 65536)
     os.execve(config["command"][0], config["command"], config["env"])
@@ -179,6 +183,9 @@ def main() -> int:
     fd = os.open(os.devnull, os.O_RDONLY)
     os.dup2(fd, 0)
     os.close(fd)
+    if config["seccomp"] and not seccomp.available():  # loaded now: the sandbox has no ldconfig
+        print("sandbox: libseccomp is not installed", file=sys.stderr, flush=True)
+        return LAUNCH_FAILED
     try:
         join_cgroups(config["cgroups"])
         unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP,
