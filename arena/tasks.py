@@ -6,6 +6,8 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
+from bots_sdk.sandbox import SandboxUnavailable
+
 from .celery import app
 from .models import Match
 
@@ -29,6 +31,9 @@ def run_match(self, match_id: int) -> str:
     try:
         replay = play(match)
         recorded = record(match_id, replay)
+    except SandboxUnavailable as exc:  # this machine runs no uploaded bot: retrying cannot help
+        log.warning("match %s not played: %s", match.key, exc)
+        recorded = record(match_id, {"status": f"aborted: {str(exc)[:200]}"})
     except Exception as exc:  # the referee is down, the database busy: play it again later
         log.warning("match %s failed: %s", match.key, exc)
         if self.request.retries < MAX_RETRIES:

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from typing import Any
 
 import grpc
@@ -130,6 +131,11 @@ def play_via_referee(referee: RefereeClient, game: str, variant: str, options: d
     With ``sandboxed``, every file bot runs in a sandbox (``bots_sdk.sandbox``) whose folder is
     its entry of ``bot_roots`` (default: the file's folder); what the sandbox saw (the bot's
     output before the SDK captured it, the kernel's verdicts) is added to the seat's log lines."""
+    if sandboxed and any(spec and is_file_bot(spec) for spec in bot_specs):
+        from .sandbox import SandboxUnavailable, support
+
+        if support().mode == "refused":  # before the match exists: nobody waits for a bot that never comes
+            raise SandboxUnavailable(support().describe())
     created = referee.create_match(game, variant, options, seed, time_control, names, remote_bots, seats)
     roots = bot_roots or [None] * len(bot_specs)
     players: dict[int, SeatProcess] = {}
@@ -138,8 +144,9 @@ def play_via_referee(referee: RefereeClient, game: str, variant: str, options: d
             if spec is not None:
                 players[seat] = SeatProcess(referee, spec, token, sandboxed and is_file_bot(spec), roots[seat])
         replay = referee.wait_for_replay(created.match_id, timeout)
-    finally:
-        reports = {seat: player.stop() for seat, player in players.items()}
+    finally:  # the bots get one shared moment to exit after the match, then everything is killed
+        deadline = time.monotonic() + 2.0
+        reports = {seat: player.stop(deadline) for seat, player in players.items()}
     for seat, lines in reports.items():
         replay["bot_logs"].extend({"seat": seat, "decision": None, "step": len(replay["log"]), "line": line}
                                   for line in lines)
@@ -163,9 +170,10 @@ class SeatProcess:
                 [sys.executable, "-m", "bots_sdk", "connect", spec, "--referee", referee.address,
                  f"--seat-token={token}"], stdout=subprocess.DEVNULL, stderr=self.errors)
 
-    def stop(self, grace: float = 2.0) -> list[str]:
-        """After the match: a moment to exit, then everything the bot started is killed. Returns
-        what the seat's owner should read (the sandbox's verdicts, early output)."""
+    def stop(self, deadline: float) -> list[str]:
+        """After the match: until ``deadline`` (monotonic) to exit, then everything the bot started
+        is killed. Returns what the seat's owner should read (the sandbox's verdicts, early output)."""
+        grace = max(0.0, deadline - time.monotonic())
         if self.sandbox is not None:
             from .sandbox import sandbox_report_lines
 

@@ -217,11 +217,8 @@ class Prober(RandomBot):
 '''
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="the full sandbox needs root (docs/security.md)")
-def test_an_uploaded_bot_plays_its_tournament_matches_in_the_sandbox(platform, tmp_path) -> None:
-    """A Celery worker plays an uploaded bot in its sandbox, reaching the referee (TCP only here)
-    through the relay; its output is in the stored replays, beside its first decision."""
-    p = platform("sqlite")
+def register_upload(p: Platform, tmp_path: Path) -> str:
+    """An uploaded bot (the prober) in the platform's database; returns its tournament label."""
     upload = tmp_path / "upload"
     upload.mkdir()
     (upload / "prober.py").write_text(PROBER)
@@ -235,10 +232,18 @@ def test_an_uploaded_bot_plays_its_tournament_matches_in_the_sandbox(platform, t
          f"BotVersion.objects.create(bot=b, number=1, spec='{upload / 'prober.py'}:Prober'); print(b.pk)"],
         env=p.env, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert made.returncode == 0, made.stderr[-2000:]
-    bot_id = made.stdout.strip().splitlines()[-1]
+    return "bot-" + made.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the full sandbox needs root (docs/security.md)")
+def test_an_uploaded_bot_plays_its_tournament_matches_in_the_sandbox(platform, tmp_path) -> None:
+    """A Celery worker plays an uploaded bot in its sandbox, reaching the referee (TCP only here)
+    through the relay; its output is in the stored replays, beside its first decision."""
+    p = platform("sqlite")
+    label = register_upload(p, tmp_path)
     p.start_worker()
     p.arena("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2", "--seed", "5",
-            "--bots", f"bot-{bot_id},random")
+            "--bots", f"{label},random")
     p.arena("tournament", "run", "1")
     export = json.loads(p.arena("tournament", "standings", "1", "--json").stdout)
     check_recorded_once(export, 2)  # a double round robin of two
@@ -254,3 +259,21 @@ def test_an_uploaded_bot_plays_its_tournament_matches_in_the_sandbox(platform, t
         assert lines[0]["seat"] == seat
         first = min(e["decision"] for e in replay["log"] if e["seat"] == lines[0]["seat"])
         assert lines[0]["decision"] == first
+
+
+def test_where_uploaded_bots_may_not_run_their_matches_are_aborted_at_once(platform, tmp_path) -> None:
+    p = platform("sqlite")
+    label = register_upload(p, tmp_path)
+    p.env["PARLOUR_SANDBOX"] = "off"  # the operator's switch; a machine that refuses the sandbox acts alike
+    worker = p.start_worker()
+    p.arena("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2", "--seed", "5",
+            "--bots", f"{label},random")
+    began = time.monotonic()
+    p.arena("tournament", "run", "1")
+    assert time.monotonic() - began < 60  # no retries with back-off
+    export = json.loads(p.arena("tournament", "standings", "1", "--json").stdout)
+    assert export["status"] == "finished"
+    assert [m["status"] for m in export["matches"]] == ["aborted", "aborted"]
+    log = (p.home / "worker-0.log").read_text()
+    assert "sandbox: unavailable (the operator turned uploaded bots off" in log  # said at start-up
+    assert worker.poll() is None

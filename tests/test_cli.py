@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -109,3 +110,16 @@ def test_replay_written_checked_and_tampering_detected(tmp_path: Path) -> None:
     (tmp_path / "edited.gz").write_bytes(gzip.compress(json.dumps(replay).encode()))
     done = run("replay", "check", "edited.gz", cwd=tmp_path)
     assert done.returncode == 1 and "the result differs" in done.stdout
+
+
+def test_sandboxed_needs_the_referee_and_an_allowed_sandbox(tmp_path: Path) -> None:
+    bot = tmp_path / "mine.py"
+    bot.write_text("import sys\nsys.exit('imported outside the sandbox')\n")
+    done = run("play", "tussie-mussie", f"{bot}:Mine", "random", "--sandboxed")
+    assert done.returncode == 2 and "--sandboxed needs --via-referee" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "bots_sdk", "play", "tussie-mussie", f"{bot}:Mine", "random",
+                           "--via-referee", "--sandboxed"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PARLOUR_SANDBOX": "off"})
+    assert done.returncode == 2, done.stderr
+    assert "sandbox: unavailable (the operator turned uploaded bots off" in done.stderr
+    assert "imported outside the sandbox" not in done.stderr  # the file is never imported here

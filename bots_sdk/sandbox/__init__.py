@@ -5,7 +5,8 @@ bot inside the isolation of ``launch.py`` (namespaces, uid nobody, read-only min
 cgroup of its own (``cgroups.py``); ``close()`` kills every process it started and reports what
 happened. ``support()`` says once per process what this machine allows; where the full isolation is
 refused, uploaded bots run only if the operator sets ``PARLOUR_SANDBOX=weak`` (rlimits, an emptied
-environment, a new session and, where the kernel allows, no network; the bot's uid is kept).
+environment, a new session and, where the kernel allows, no network; the bot's uid is kept);
+``PARLOUR_SANDBOX=off`` runs no uploaded bot anywhere.
 """
 from __future__ import annotations
 
@@ -87,11 +88,19 @@ class Support:
 
 @lru_cache(maxsize=1)
 def support() -> Support:
-    """What this machine allows, found by starting one real sandbox (once per process)."""
+    """What this machine allows, found by starting one real sandbox (once per process), and what
+    the operator allows: ``PARLOUR_SANDBOX`` is ``strict`` (the default: the full sandbox or no
+    uploaded bots), ``weak`` (the weak mode where the full sandbox is refused) or ``off`` (no
+    uploaded bots at all)."""
+    setting = os.environ.get("PARLOUR_SANDBOX", "strict")
+    if setting not in ("strict", "weak", "off"):
+        return Support(False, "refused", f"PARLOUR_SANDBOX={setting!r} is not strict, weak or off")
+    if setting == "off":
+        return Support(False, "refused", "the operator turned uploaded bots off (PARLOUR_SANDBOX=off)")
     reason = _full_sandbox_refused()
     if not reason:
         return Support(True, "full")
-    if os.environ.get("PARLOUR_SANDBOX", "strict") == "weak":
+    if setting == "weak":
         return Support(False, "weak", reason)
     return Support(False, "refused", reason)
 
@@ -147,7 +156,7 @@ def sandbox_report_lines(report: SandboxReport, limits: SandboxLimits) -> list[s
     elif code is not None and code > 128 and code - 128 in signal.valid_signals():
         name = signal.Signals(code - 128).name
         why = {"SIGXCPU": f": over the CPU-time limit of {limits.cpu_seconds} s",
-               "SIGKILL": " (out of memory, or still running at the end of the match)"}.get(name, "")
+               "SIGKILL": " (by the kernel or the platform)"}.get(name, "")
         lines.append(f"[sandbox] the bot's process was killed by {name}{why}")
     elif code not in (0, None):
         lines.append(f"[sandbox] the bot's process exited with status {code}")
@@ -311,6 +320,8 @@ class Sandbox:
                     os.killpg(self.process.pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
+        if code is not None and code < 0:  # Popen's way of saying "killed by a signal" (weak mode)
+            code = 128 - code
         for reader in self._readers:
             reader.join(2)
         output = "".join(r.text() for r in self._readers)

@@ -62,6 +62,9 @@ def build_root(config: dict[str, Any]) -> Path:
         if os.path.islink(f"/{link}"):
             os.symlink(os.readlink(f"/{link}"), root / link)
     bind_read_only("/usr", root / "usr")
+    # the scratch folder before the binds: a project that lives under /tmp stays visible
+    mount("sandbox-tmp", root / "tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+          f"size={config['scratch_bytes']},mode=0700,uid={NOBODY},gid={NOBODY}")
     for host_path in config["read_only"]:  # Python, the venv, the SDK's packages: at the same paths
         target = root / host_path.lstrip("/")
         if Path(host_path).is_dir():
@@ -83,8 +86,6 @@ def build_root(config: dict[str, Any]) -> Path:
     for device in DEVICES:
         (root / "dev" / device).touch()
         mount(f"/dev/{device}", root / "dev" / device, None, MS_BIND)
-    mount("sandbox-tmp", root / "tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-          f"size={config['scratch_bytes']},mode=0700,uid={NOBODY},gid={NOBODY}")
     return root
 
 
