@@ -3,10 +3,12 @@
 Each call tops up every game's standard ladder to ``LADDER_OPEN`` open matches. A table starts
 from a bot drawn with weight sigma (uncertain bots play more), then takes the bots of closest
 rating, or, one time in five, random ones (exploration). Bots of one owner never share a table of
-3+ seats; house bots have no owner.
+3+ seats; house bots have no owner. A remote bot plays only while it is connected to the referee
+(else every seat it got would forfeit after the join timeout).
 """
 from __future__ import annotations
 
+import logging
 import os
 import random
 
@@ -15,12 +17,13 @@ from django.db import transaction
 from referee.games import GAMES
 from referee.games.seeding import draw_seed
 
-from .models import BotVersion, Match, MatchSeat, Rating
+from .models import Bot, BotVersion, Match, MatchSeat, Rating
 from .ratings import MODEL, ladder_key
 
 LADDER_OPEN = int(os.environ.get("PARLOUR_LADDER_OPEN", 2))
 # the games whose ladders run (default: all)
 EXPLORATION = 0.2
+log = logging.getLogger("parlour.arena")
 
 
 def active_versions(game: str) -> list[BotVersion]:
@@ -30,6 +33,21 @@ def active_versions(game: str) -> list[BotVersion]:
                     .filter(bot__game=game, bot__active=True, state=BotVersion.ACTIVE).order_by("number")):
         latest[version.bot_id] = version
     return list(latest.values())
+
+
+def connected_remote_bots() -> set[str]:
+    """The remote bots connected to the referee now; none if it cannot be asked."""
+    from .runner import referee
+
+    try:
+        return referee().connected_remote_bots()
+    except Exception as exc:  # noqa: BLE001 - the referee down: this tick schedules house and uploaded bots
+        log.warning("could not ask the referee which remote bots are connected: %s", exc)
+        return set()
+
+
+def playable(versions: list[BotVersion], connected: set[str]) -> list[BotVersion]:
+    return [v for v in versions if v.bot.kind != Bot.REMOTE or f"bot-{v.bot_id}" in connected]
 
 
 def table_size(game: str, available: int) -> int:
@@ -86,11 +104,15 @@ def schedule_ladder_matches(rng: random.Random | None = None) -> int:
     rng = rng or random.Random()
     scheduled = []
     games = [g for g in os.environ.get("PARLOUR_LADDER_GAMES", ",".join(sorted(GAMES))).split(",") if g in GAMES]
+    connected: set[str] | None = None  # asked once, and only when a remote bot is on a ladder
     for game in games:
         options = GAMES[game].configure(min(GAMES[game].variant(None).player_counts)).options
         ladder = standard_ladder(game)
         open_matches = Match.objects.filter(ladder=ladder, status__in=[Match.SCHEDULED, Match.RUNNING]).count()
         versions = active_versions(game)
+        if any(v.bot.kind == Bot.REMOTE for v in versions):
+            connected = connected_remote_bots() if connected is None else connected
+            versions = playable(versions, connected)
         size = table_size(game, len(versions))
         if not size:
             continue

@@ -47,6 +47,12 @@ class RefereeClient:
                    for name, remote, a in zip(names, remote_bots, attributes)])
         return self.stub.CreateMatch(request, metadata=[("authorization", f"Bearer {self.token}")])
 
+    def connected_remote_bots(self) -> set[str]:
+        """The remote bots with an open Connect stream now."""
+        response = self.stub.ListConnected(referee_pb2.ListConnectedRequest(protocol_version=PV),
+                                           metadata=[("authorization", f"Bearer {self.token}")], timeout=10)
+        return set(response.bot_ids)
+
     def wait_for_replay(self, match_id: str, timeout: float | None = None) -> dict[str, Any]:
         """Follow the match's spectator stream to its end, then fetch the replay."""
         watch = self.stub.WatchMatch(referee_pb2.WatchMatchRequest(protocol_version=PV, match_id=match_id),

@@ -11,11 +11,13 @@ A replay (JSON, stored gzipped) holds:
 - ``public`` and ``views`` (one list per seat): the spectator's view and each seat's observation
   after every step (frame 0 is the start, frame i follows log entry i-1), each frame a keyframe
   ``{"k": view}`` every ``KEYFRAME_EVERY`` steps, else a delta ``{"d": delta}`` from the frame before;
+- ``labels``: per log entry, the engine's human label of its action, as the acting seat was shown it
+  ("Play the Rose face up"), for viewers;
 - ``bot_logs``: the bots' log lines, with the seat, decision and step they were written at;
 - ``result``: the game's result plus the seats' statuses and strikes.
 
 Views are re-derived from the seed and the log by the engine, so ``check_replay`` can prove every
-recorded view, action and the result.
+recorded view, action, label and the result.
 """
 from __future__ import annotations
 
@@ -197,8 +199,10 @@ class Resimulation:
         return json.loads(json.dumps(result))
 
 
-def iter_views(header: dict[str, Any], log: list[dict[str, Any]]) -> Iterator[tuple[Any, list[Any]] | dict]:
-    """By re-simulation: every step's public view and per-seat observations, then the result.
+def iter_views(header: dict[str, Any], log: list[dict[str, Any]],
+               labels: list[str] | None = None) -> Iterator[tuple[Any, list[Any]] | dict]:
+    """By re-simulation: every step's public view and per-seat observations, then the result; with
+    ``labels``, each step's action label is appended to it on the way.
 
     Views are compared as the engines make them: engines speak plain JSON types only (docs/engines.md),
     so no JSON round trip is needed (it would cost more than the game itself).
@@ -210,17 +214,20 @@ def iter_views(header: dict[str, Any], log: list[dict[str, Any]]) -> Iterator[tu
         return state.public_view(), [state.observation(seat) for seat in range(players)]
 
     yield views(sim.state)
-    for step in sim.steps():
+    for step in sim.steps(labels=labels is not None):
+        if labels is not None:
+            labels.append(step.label)
         yield views(step.state)
     yield sim.result()
 
 
-def record_views(header: dict[str, Any], log: list[dict[str, Any]]) -> tuple[list, list[list], dict]:
-    """The encoded public and per-seat frames, and the result."""
+def record_views(header: dict[str, Any], log: list[dict[str, Any]]) -> tuple[list, list[list], dict, list[str]]:
+    """The encoded public and per-seat frames, the result and the actions' labels."""
     public = FrameEncoder()
     seats = [FrameEncoder() for _ in range(header["players"])]
     result: dict = {}
-    for item in iter_views(header, log):
+    labels: list[str] = []
+    for item in iter_views(header, log, labels):
         if isinstance(item, dict):
             result = item
             break
@@ -228,7 +235,7 @@ def record_views(header: dict[str, Any], log: list[dict[str, Any]]) -> tuple[lis
         public.add(view)
         for encoder, observation in zip(seats, observations):
             encoder.add(observation)
-    return public.frames, [s.frames for s in seats], result
+    return public.frames, [s.frames for s in seats], result, labels
 
 
 # ---------------------------------------------------------------------- build, store, check
@@ -256,7 +263,7 @@ def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, A
         "seed": match.seed,
     }
     log = json.loads(json.dumps(match.log))
-    public, seats, result = record_views(header, log)
+    public, seats, result, labels = record_views(header, log)
     expected = json.loads(json.dumps(match.result()))
     if result != expected:
         raise ReplayError("re-simulating the match did not give its result")
@@ -265,6 +272,7 @@ def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, A
         "log": log,
         "public": public,
         "views": seats,
+        "labels": labels,
         "bot_logs": list(match.bot_logs),
         "result": result,
     }
@@ -295,9 +303,10 @@ def check_replay(replay: dict[str, Any]) -> list[str]:
     recorded_seats = [iter_frames(frames) for frames in replay["views"]]
     problems: list[str] = []
     differs: dict[str, int] = {}
+    labels: list[str] = []
     step = 0
     try:
-        for item in iter_views(header, log):
+        for item in iter_views(header, log, labels):
             if isinstance(item, dict):
                 if replay["result"] != item:
                     problems.append(f"the result differs: recorded {replay['result']}, re-simulated {item}")
@@ -318,6 +327,11 @@ def check_replay(replay: dict[str, Any]) -> list[str]:
     for seat in range(players):
         if seat in differs or next(recorded_seats[seat], None) is not None:
             problems.append(f"seat {seat}'s views differ from step {differs.get(seat, step)}")
+    recorded_labels = replay.get("labels")  # replays made before labels were recorded have none
+    if recorded_labels is not None and recorded_labels != labels:
+        first = next((i for i, (a, b) in enumerate(zip(recorded_labels, labels)) if a != b),
+                     min(len(recorded_labels), len(labels)))
+        problems.append(f"the action labels differ from log entry {first}")
     return problems
 
 

@@ -190,6 +190,12 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         for queue in self.remote_queues.get(bot_id, []):
             queue.put_nowait(offer)
 
+    async def ListConnected(self, request, context):
+        if not self.is_operator(context):
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "ListConnected needs the operator credential")
+        connected = sorted(bot_id for bot_id, queues in self.remote_queues.items() if queues)
+        return referee_pb2.ListConnectedResponse(protocol_version=PV, bot_ids=connected)
+
     # ------------------------------------------------------------------ Play
     async def Play(self, request_iterator, context):
         """Raw-bytes handler (see ``serve``): a message that does not parse is refused with a
@@ -514,6 +520,8 @@ def method_handlers(service: RefereeService) -> dict[str, grpc.RpcMethodHandler]
         "Play": grpc.stream_stream_rpc_method_handler(service.Play, None, None),
         "Connect": grpc.unary_stream_rpc_method_handler(
             service.Connect, pb.ConnectRequest.FromString, pb.MatchOffer.SerializeToString),
+        "ListConnected": grpc.unary_unary_rpc_method_handler(
+            service.ListConnected, pb.ListConnectedRequest.FromString, pb.ListConnectedResponse.SerializeToString),
         "WatchMatch": grpc.unary_stream_rpc_method_handler(
             service.WatchMatch, pb.WatchMatchRequest.FromString, pb.MatchEvent.SerializeToString),
         "GetReplay": grpc.unary_stream_rpc_method_handler(

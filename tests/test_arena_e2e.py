@@ -217,22 +217,39 @@ class Prober(RandomBot):
 '''
 
 
-def register_upload(p: Platform, tmp_path: Path) -> str:
-    """An uploaded bot (the prober) in the platform's database; returns its tournament label."""
-    upload = tmp_path / "upload"
-    upload.mkdir()
-    (upload / "prober.py").write_text(PROBER)
+def register_bot(p: Platform, kind: str, spec: str, name: str) -> str:
+    """A user's bot in the platform's database (migrated first); returns its label, ``bot-<pk>``."""
     subprocess.run([sys.executable, "-m", "webui", "migrate"], env=p.env, cwd=ROOT, check=True,
                    capture_output=True, timeout=120)
     made = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c",
          "from arena.models import Bot, BotVersion; from django.contrib.auth.models import User; "
-         "u = User.objects.create(username='uploader'); "
-         "b = Bot.objects.create(owner=u, game='tussie-mussie', name='prober', kind=Bot.UPLOAD); "
-         f"BotVersion.objects.create(bot=b, number=1, spec='{upload / 'prober.py'}:Prober'); print(b.pk)"],
+         f"u, _ = User.objects.get_or_create(username='owner-{name}'); "
+         f"b = Bot.objects.create(owner=u, game='tussie-mussie', name='{name}', kind='{kind}'); "
+         f"BotVersion.objects.create(bot=b, number=1, spec='{spec}'); print(b.pk)"],
         env=p.env, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert made.returncode == 0, made.stderr[-2000:]
     return "bot-" + made.stdout.strip().splitlines()[-1]
+
+
+def register_upload(p: Platform, tmp_path: Path) -> str:
+    """An uploaded bot (the prober); returns its tournament label."""
+    upload = tmp_path / "upload"
+    upload.mkdir()
+    (upload / "prober.py").write_text(PROBER)
+    return register_bot(p, "upload", f"{upload / 'prober.py'}:Prober", "prober")
+
+
+def test_a_remote_bot_that_is_not_connected_is_not_scheduled_on_the_ladder(platform) -> None:
+    p = platform("sqlite")
+    label = register_bot(p, "remote", "remote", "absent")
+    p.start_worker()
+    p.env["PARLOUR_LADDER_GAMES"] = "tussie-mussie"
+    p.arena("ladder", "run", "--matches", "6", timeout=300)
+    ladder = json.loads(p.arena("ladder", "show", "tussie-mussie", "--json").stdout)
+    rows = {row["bot"]: row for row in ladder["rows"]}
+    assert "absent" not in rows or rows["absent"]["games"] == 0, (label, rows)
+    assert sum(row["games"] for row in rows.values()) >= 12
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the full sandbox needs root (docs/security.md)")

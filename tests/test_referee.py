@@ -267,6 +267,32 @@ def test_remote_bot_is_offered_matches_and_plays(referee, tmp_path) -> None:
         server.kill()
 
 
+def test_the_operator_lists_the_connected_remote_bots(referee) -> None:
+    from bots_sdk.via_referee import RefereeClient
+
+    operator = RefereeClient(referee.address, referee.operator)
+    with pytest.raises(grpc.RpcError) as caught:
+        referee.stub.ListConnected(referee_pb2.ListConnectedRequest(protocol_version=PV))
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert "remote-bot-9" not in operator.connected_remote_bots()
+    token = referee.add_api_token("remote-bot-9")
+    server = subprocess.Popen([sys.executable, "-m", "bots_sdk", "serve-remote", "random", "--referee",
+                               referee.address, "--api-token", token], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+    try:
+        assert server.stdout.readline().strip() == "connected as remote-bot-9"
+        assert "remote-bot-9" in operator.connected_remote_bots()
+    finally:
+        server.kill()
+        server.wait()
+    for _ in range(100):  # the referee notices the closed stream
+        if "remote-bot-9" not in operator.connected_remote_bots():
+            break
+        time.sleep(0.05)
+    assert "remote-bot-9" not in operator.connected_remote_bots()
+    operator.close()
+
+
 # ---------------------------------------------------------------------- hiding on the wire
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_wire_audit_no_seat_or_spectator_learns_a_hidden_card(referee, game, tmp_path) -> None:

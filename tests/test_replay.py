@@ -68,6 +68,29 @@ def test_any_edit_is_caught() -> None:
     edited = copy.deepcopy(replay)
     edited["header"]["seed"] += 1
     assert check_replay(edited)
+    # a label changed
+    edited = copy.deepcopy(replay)
+    edited["labels"][4] = "Take the Rose face up"
+    assert "the action labels differ from log entry 4" in check_replay(edited)
+
+
+def test_labels_say_each_action_as_its_seat_was_shown_it() -> None:
+    """One label per log entry, the very label the acting seat's bot saw for that action."""
+    game = "tussie-mussie"
+    shown: list[tuple[int, str]] = []
+
+    class Recorder(RandomBot):
+        def decide(self, decision):
+            action = super().decide(decision)
+            shown.append((self.seat, decision.labels[decision.legal_actions.index(action)]))
+            return action
+
+    replay = build_replay(play_match(game, [Recorder(), Recorder()], seed=9).match)
+    assert len(replay["labels"]) == len(replay["log"])
+    assert [(e["seat"], label) for e, label in zip(replay["log"], replay["labels"])] == shown
+    assert check_replay(replay) == []
+    del replay["labels"]  # a replay made before labels were recorded still checks
+    assert check_replay(replay) == []
 
 
 def test_seat_views_hide_what_the_seat_did_not_see() -> None:

@@ -1347,7 +1347,10 @@
     entry = obj(entry);
     var source = safeToken(entry.source) || "unknown";
     box.appendChild(h("span", { class: "viewer-action-seat", "data-seat": entry.seat, text: this.seatName(entry.seat) }));
-    box.appendChild(h("span", { class: "viewer-action-text", text: ": " + compact(entry.action) }));
+    // the engine's own words for the action when the replay has them, its data otherwise
+    var label = arr(this.replay.labels)[step - 1];
+    box.appendChild(h("span", { class: "viewer-action-text", title: compact(entry.action),
+                                text: ": " + (typeof label === "string" && label ? label : compact(entry.action)) }));
     var sourceText = source === "bot" ? "by the bot" : source === "default" ? "default action (fault: " + text(entry.fault || "?") + ")" :
       source === "autopilot" ? "autopilot (seat forfeited)" : text(entry.source);
     box.appendChild(h("span", { class: "badge source source-" + source, "data-source": source, text: sourceText }));
