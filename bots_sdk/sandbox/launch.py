@@ -7,10 +7,11 @@ Runs as root (the runner starts it; nothing of the bot has run yet). The steps, 
 2. ``unshare`` new mount, PID, network, IPC, UTS and cgroup namespaces, then fork: the child is
    PID 1 of the new PID namespace, the sandbox's *init* (when it dies the kernel kills every process
    left in the namespace, new sessions and double forks included);
-3. init builds the root: a tmpfs holding read-only bind mounts of what the runner lists (Python,
-   the SDK, the generated protos), a copy of the bot's files at ``/bot``, the referee's socket at
-   ``/run/parlour/referee.sock``, ``/dev`` with four devices, its own ``/proc``, a size-limited
-   scratch tmpfs at ``/tmp``; ``pivot_root`` into it, the old root detached, the new root read-only;
+3. init builds the root: a tmpfs holding read-only bind mounts of the system's shared libraries
+   (``/usr/lib*``) and of what the runner lists (Python, the SDK, the generated protos), a copy of
+   the bot's files at ``/bot``, the referee's socket at ``/run/parlour/referee.sock``, ``/dev``
+   with four devices, its own ``/proc``, a size-limited scratch tmpfs at ``/tmp``; ``pivot_root``
+   into it, the old root detached, the new root read-only;
 4. init forks the bot's process, which enters a new user namespace where only the uid and gid
    ``nobody`` exist (init, still root outside, writes the maps), forbids itself further user
    namespaces, sets its rlimits and ``no_new_privs``, becomes ``nobody``, loads the seccomp filter
@@ -42,6 +43,7 @@ from .kernel import (CLONE_NEWCGROUP, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, C
 NOBODY = 65534
 STAGING = Path("/run/parlour-sandbox-root")  # only a mount point: each sandbox mounts on it privately
 DEVICES = ("null", "zero", "random", "urandom")
+SYSTEM_LIBRARIES = ("lib", "lib64", "lib32", "libx32")
 
 
 # ---------------------------------------------------------------------------------------------- root side
@@ -58,10 +60,12 @@ def build_root(config: dict[str, Any]) -> Path:
     mount("sandbox-root", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={config['root_bytes']},mode=0755")
     for name in ("usr", "bot", "dev", "proc", "tmp", "run/parlour", "etc"):
         (root / name).mkdir(mode=0o755, parents=True, exist_ok=True)
-    for link in ("bin", "lib", "lib64", "sbin"):  # Debian's merged /usr
-        if os.path.islink(f"/{link}"):
-            os.symlink(os.readlink(f"/{link}"), root / link)
-    bind_read_only("/usr", root / "usr")
+    for name in SYSTEM_LIBRARIES:  # the shared libraries Python links against; no /usr/bin, no /usr/share
+        if os.path.isdir(f"/usr/{name}") and not os.path.islink(f"/usr/{name}"):
+            (root / "usr" / name).mkdir(mode=0o755)
+            bind_read_only(f"/usr/{name}", root / "usr" / name)
+        if os.path.islink(f"/{name}"):  # Debian's merged /usr: /lib -> usr/lib
+            os.symlink(os.readlink(f"/{name}"), root / name)
     # the scratch folder before the binds: a project that lives under /tmp stays visible
     mount("sandbox-tmp", root / "tmp", "tmpfs", MS_NOSUID | MS_NODEV,
           f"size={config['scratch_bytes']},mode=0700,uid={NOBODY},gid={NOBODY}")
