@@ -2,11 +2,12 @@
 
 ``Sandbox(spec, referee_socket, seat_token).start()`` runs ``python -m bots_sdk connect`` for the
 bot inside the isolation of ``launch.py`` (namespaces, uid nobody, read-only minimal root) and a
-cgroup of its own (``cgroups.py``); ``close()`` kills every process it started and reports what
-happened. ``support()`` says once per process what this machine allows; where the full isolation is
-refused, uploaded bots run only if the operator sets ``PARLOUR_SANDBOX=weak`` (rlimits, an emptied
-environment, a new session and, where the kernel allows, no network; the bot's uid is kept);
-``PARLOUR_SANDBOX=off`` runs no uploaded bot anywhere.
+cgroup of its own (``cgroups.py``), with the limits of ``limits.py``; ``close()`` kills every
+process it started and reports what happened. ``support()`` (``support.py``) says once per process
+what this machine allows; where the full isolation is refused, uploaded bots run only if the
+operator sets ``PARLOUR_SANDBOX=weak`` (rlimits, an emptied environment, a new session and, where
+the kernel allows, no network; the bot's uid is kept); ``PARLOUR_SANDBOX=off`` runs no uploaded
+bot anywhere.
 """
 from __future__ import annotations
 
@@ -19,109 +20,16 @@ import signal
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import seccomp
 from .cgroups import SandboxCgroup
-from .cgroups import version as cgroup_version
 from .kernel import LAUNCH_FAILED
+from .limits import MiB, SandboxLimits
+from .support import SandboxUnavailable, Support, support
 
-MiB = 1024 * 1024
 SANDBOX_SOCKET = "/run/parlour/referee.sock"  # where the bot finds the referee inside the sandbox
-
-
-def _setting(name: str, default: float) -> float:
-    return float(os.environ.get(name, default))
-
-
-@dataclass(frozen=True)
-class SandboxLimits:
-    """Per-sandbox limits; each is an environment setting with the documented default."""
-
-    memory_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_MEMORY_MB", 512) * MiB))
-    processes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_PROCESSES", 64)))
-    cpus: float = field(default_factory=lambda: _setting("PARLOUR_SANDBOX_CPUS", 1.0))
-    cpu_seconds: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_CPU_SECONDS", 900)))
-    file_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_FILE_MB", 16) * MiB))
-    scratch_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_SCRATCH_MB", 64) * MiB))
-    bot_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_BOT_MB", 16) * MiB))
-    open_files: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_OPEN_FILES", 256)))
-    output_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_OUTPUT_KB", 64) * 1024))
-
-    def rlimits(self) -> dict[str, int]:
-        return {
-            "RLIMIT_CPU": self.cpu_seconds,
-            "RLIMIT_FSIZE": self.file_bytes,
-            "RLIMIT_NOFILE": self.open_files,
-            "RLIMIT_CORE": 0,
-            "RLIMIT_NPROC": self.processes,
-        }
-
-
-class SandboxUnavailable(Exception):
-    """The full sandbox cannot run here and the operator did not allow the weak mode."""
-
-
-@dataclass(frozen=True)
-class Support:
-    full: bool
-    mode: str  # "full", "weak" or "refused"
-    reason: str = ""
-
-    def describe(self) -> str:
-        limits = SandboxLimits()
-        what = (f"memory {limits.memory_bytes // MiB} MiB, {limits.processes} processes, {limits.cpus:g} CPU, "
-                f"files {limits.file_bytes // MiB} MiB, scratch {limits.scratch_bytes // MiB} MiB")
-        if self.full:
-            filtered = "seccomp filter" if seccomp.available() else "NO seccomp filter (libseccomp2 is missing)"
-            return (f"sandbox: full isolation (pid, mount, network, ipc, uts, cgroup and user namespaces; "
-                    f"uid nobody; read-only root; {filtered}; cgroup v{cgroup_version()}: {what})")
-        if self.mode == "weak":
-            return (f"sandbox: WEAK MODE allowed by PARLOUR_SANDBOX=weak ({self.reason}): uploaded bots run "
-                    f"with rlimits, an emptied environment and no network where the kernel allows, but keep "
-                    f"this process's uid and see its filesystem")
-        return (f"sandbox: unavailable ({self.reason}); uploaded bots will not run "
-                f"(PARLOUR_SANDBOX=weak allows a weaker mode: see docs/security.md)")
-
-
-@lru_cache(maxsize=1)
-def support() -> Support:
-    """What this machine allows, found by starting one real sandbox (once per process), and what
-    the operator allows: ``PARLOUR_SANDBOX`` is ``strict`` (the default: the full sandbox or no
-    uploaded bots), ``weak`` (the weak mode where the full sandbox is refused) or ``off`` (no
-    uploaded bots at all)."""
-    setting = os.environ.get("PARLOUR_SANDBOX", "strict")
-    if setting not in ("strict", "weak", "off"):
-        return Support(False, "refused", f"PARLOUR_SANDBOX={setting!r} is not strict, weak or off")
-    if setting == "off":
-        return Support(False, "refused", "the operator turned uploaded bots off (PARLOUR_SANDBOX=off)")
-    reason = _full_sandbox_refused()
-    if not reason:
-        return Support(True, "full")
-    if setting == "weak":
-        return Support(False, "weak", reason)
-    return Support(False, "refused", reason)
-
-
-def _full_sandbox_refused() -> str:
-    if sys.platform != "linux":
-        return f"namespaces need Linux, not {sys.platform}"
-    if os.geteuid() != 0:
-        return "the sandbox's namespaces, uid change and cgroups need root"
-    if cgroup_version() is None:
-        return "no cgroup hierarchy is mounted at /sys/fs/cgroup"
-    try:
-        probe = Sandbox(None, None, "", command=[sys.executable, "-I", "-c", "print('sandbox ok')"])
-        probe.start()
-        code = probe.wait(30)
-        report = probe.close()
-    except (OSError, SandboxUnavailable) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    if code != 0 or "sandbox ok" not in report.output:
-        return f"a trial sandbox failed (exit status {code}): {report.output.strip()[-300:]}"
-    return ""
 
 
 def sandbox_paths() -> list[str]:
@@ -328,4 +236,4 @@ class Sandbox:
         return SandboxReport(code, output, oom, self.mode, running)
 
 
-__all__ = ["LAUNCH_FAILED", "Sandbox", "SandboxLimits", "SandboxReport", "SandboxUnavailable", "support"]
+__all__ = ["LAUNCH_FAILED", "Sandbox", "SandboxLimits", "SandboxReport", "SandboxUnavailable", "Support", "support"]

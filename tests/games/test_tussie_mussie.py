@@ -16,7 +16,6 @@ from engine_contract import (
     check_random_games,
     check_replayable,
     first_policy,
-    play_out,
     seat_view,
     step,
 )
