@@ -18,7 +18,7 @@ from referee.match import StrictFaultError
 from referee.replay import ReplayError, Resimulation, build_replay, check_replay, read_replay, write_replay
 from referee.timecontrol import DEFAULT_BANK, DEFAULT_MOVE_LIMIT, TimeControl
 
-from .loading import BotSpecError, parse_bot_spec, split_file_spec
+from .loading import BotSpecError, is_file_bot, parse_bot_spec, split_file_spec
 from .local import play_match
 
 
@@ -144,8 +144,7 @@ def run_play(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.sandboxed:  # a file bot's code is imported only inside its sandbox
-        specs = [parse_bot_spec(text, game.id) if text in ("random", "greedy") else split_file_spec(text)
-                 for text in args.bots]
+        specs = [split_file_spec(text) if is_file_bot(text) else parse_bot_spec(text, game.id) for text in args.bots]
     else:
         specs = [parse_bot_spec(text, game.id) for text in args.bots]
     config = game.configure(len(specs), args.variant, options)  # fails early on bad input

@@ -36,6 +36,11 @@ def parse_bot_spec(text: str, game_id: str) -> BotSpec:
     return BotSpec(text, load_bot_class(path, class_name))
 
 
+def is_file_bot(text: str) -> bool:
+    """``path/to/file.py:Class`` (someone's code) rather than a house bot's name."""
+    return text.rpartition(":")[0].endswith(".py")
+
+
 def split_file_spec(text: str) -> tuple[Path, str]:
     """``path/to/file.py:ClassName`` → the file (which must exist) and the class name, without
     importing anything (a sandboxed bot's code is imported only inside its sandbox)."""

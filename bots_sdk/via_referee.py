@@ -19,6 +19,8 @@ from parlour.v1 import referee_pb2, referee_pb2_grpc
 from referee import wire
 from referee.timecontrol import TimeControl
 
+from .loading import is_file_bot
+
 PV = wire.PROTOCOL_VERSION
 
 
@@ -119,11 +121,6 @@ class LocalReferee(RefereeClient):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def is_file_bot(spec: str) -> bool:
-    """``path/to/file.py:Class`` (someone's code) rather than a house bot name."""
-    return spec.rpartition(":")[0].endswith(".py")
 
 
 def play_via_referee(referee: RefereeClient, game: str, variant: str, options: dict[str, Any], seed: int,

@@ -79,6 +79,18 @@ def bot_process(address: str, token: str, spec: str = "random", cwd: Path = ROOT
                             text=True, cwd=cwd)
 
 
+def remote_bot_process(address: str, api_token: str, bot_id: str, spec: str = "random") -> subprocess.Popen:
+    """``serve-remote`` for a bot, returned once the referee has confirmed its identity."""
+    server = subprocess.Popen([sys.executable, "-m", "bots_sdk", "serve-remote", spec, "--referee", address,
+                               "--api-token", api_token], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True, cwd=ROOT)
+    line = server.stdout.readline().strip()
+    if line != f"connected as {bot_id}":
+        server.kill()
+        raise AssertionError(f"serve-remote said {line!r}")
+    return server
+
+
 class RawSeat:
     """A hand-driven Play stream: send whatever bytes, read every message."""
 

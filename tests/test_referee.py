@@ -20,7 +20,7 @@ from parlour.v1 import referee_pb2
 from referee import wire
 from referee.games import GAMES
 from referee.replay import Resimulation, check_replay
-from referee_process import PV, ROOT, RawSeat, RefereeProcess, bot_process
+from referee_process import PV, ROOT, RawSeat, RefereeProcess, bot_process, remote_bot_process
 
 AUDIT_BOT = Path(__file__).parent / "bots" / "audit_bot.py"
 
@@ -249,11 +249,8 @@ def test_bad_api_token_is_refused(referee) -> None:
 
 def test_remote_bot_is_offered_matches_and_plays(referee, tmp_path) -> None:
     token = referee.add_api_token("remote-bot-7")
-    server = subprocess.Popen([sys.executable, "-m", "bots_sdk", "serve-remote", "greedy", "--referee",
-                               referee.address, "--api-token", token], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    server = remote_bot_process(referee.address, token, "remote-bot-7", "greedy")
     try:
-        assert server.stdout.readline().strip() == "connected as remote-bot-7"
         created = referee.create("tussie-mussie", 2, seed=10, remote=["remote-bot-7", ""])
         other = bot_process(referee.address, created.seat_tokens[1])
         assert other.wait(60) == 0
@@ -275,12 +272,8 @@ def test_the_operator_lists_the_connected_remote_bots(referee) -> None:
         referee.stub.ListConnected(referee_pb2.ListConnectedRequest(protocol_version=PV))
     assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
     assert "remote-bot-9" not in operator.connected_remote_bots()
-    token = referee.add_api_token("remote-bot-9")
-    server = subprocess.Popen([sys.executable, "-m", "bots_sdk", "serve-remote", "random", "--referee",
-                               referee.address, "--api-token", token], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+    server = remote_bot_process(referee.address, referee.add_api_token("remote-bot-9"), "remote-bot-9")
     try:
-        assert server.stdout.readline().strip() == "connected as remote-bot-9"
         assert "remote-bot-9" in operator.connected_remote_bots()
     finally:
         server.kill()

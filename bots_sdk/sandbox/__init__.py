@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import resource
 import secrets
 import signal
 import subprocess
@@ -24,12 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import seccomp
+from .bot_folder import folder_bytes
 from .cgroups import SandboxCgroup
 from .kernel import LAUNCH_FAILED
-from .limits import MiB, SandboxLimits
+from .limits import MiB, SandboxLimits, set_rlimits
 from .support import SandboxUnavailable, Support, support
 
 SANDBOX_SOCKET = "/run/parlour/referee.sock"  # where the bot finds the referee inside the sandbox
+EMPTIED_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # all the environment a sandbox process gets
 
 
 def sandbox_paths() -> list[str]:
@@ -81,7 +82,7 @@ class _BoundedReader(threading.Thread):
         self.dropped = 0
 
     def run(self) -> None:
-        while chunk := self.stream.read1(65536) if hasattr(self.stream, "read1") else self.stream.read(65536):
+        while chunk := self.stream.read1(65536):
             keep = max(0, self.limit - len(self.data))
             self.data += chunk[:keep]
             self.dropped += len(chunk) - min(keep, len(chunk))
@@ -115,8 +116,7 @@ class Sandbox:
         root = Path(self.bot_root).resolve() if self.bot_root else path.parent
         if root not in path.parents:
             raise SandboxUnavailable(f"{path} is not inside {root}")
-        size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink()
-                   and not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(root).parts))
+        size = folder_bytes(root)
         if size > self.limits.bot_bytes:
             raise SandboxUnavailable(f"the bot's folder {root} holds {size // MiB} MiB, over the "
                                      f"{self.limits.bot_bytes // MiB} MiB limit: give the bot a folder of its own")
@@ -162,13 +162,13 @@ class Sandbox:
             "rlimits": self.limits.rlimits(),
             "seccomp": list(seccomp.DENIED) if seccomp.available() else [],
             "command": command,
-            "env": {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"},
+            "env": dict(EMPTIED_ENV, HOME="/tmp"),
         }
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-I", "-m", "bots_sdk.sandbox.launch"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, cwd="/")
+                env=EMPTIED_ENV, cwd="/")
             self.process.stdin.write(json.dumps(config).encode())
             self.process.stdin.close()
         except BaseException:
@@ -190,13 +190,12 @@ class Sandbox:
 
             if libc.unshare(CLONE_NEWNET) != 0:
                 libc.unshare(CLONE_NEWUSER | CLONE_NEWNET)
-            for name, value in rlimits.items():
-                resource.setrlimit(getattr(resource, name), (value, value))
+            set_rlimits(rlimits)
 
         self.process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             start_new_session=True, preexec_fn=limit, cwd=str(path.parent),
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(path.parent)})
+            env=dict(EMPTIED_ENV, HOME=str(path.parent)))
 
     def wait(self, timeout: float | None = None) -> int | None:
         try:
@@ -206,28 +205,19 @@ class Sandbox:
 
     def close(self) -> SandboxReport:
         """Kill everything the bot started (its whole cgroup, or its session in weak mode)."""
-        code = None
-        running = False
-        if self.process is not None:
-            code = self.process.poll()
-            running = code is None
-            if running:
-                try:
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+        code = None if self.process is None else self.process.poll()
+        running = self.process is not None and code is None
+        if running or (self.process is not None and self.mode == "weak"):  # a session outlives its leader
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         oom = False
         if self.cgroup is not None:
             oom = self.cgroup.oom_killed()
             self.cgroup.remove()
-        if self.process is not None:
-            if code is None:
-                code = self.process.wait()
-            elif self.mode == "weak":  # the session may outlive its leader
-                try:
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+        if running:
+            code = self.process.wait()
         if code is not None and code < 0:  # Popen's way of saying "killed by a signal" (weak mode)
             code = 128 - code
         for reader in self._readers:

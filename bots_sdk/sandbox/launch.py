@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import resource
 import shutil
 import signal
 import sys
@@ -34,11 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from . import seccomp
+from .bot_folder import bot_entries
 from .kernel import (CLONE_NEWCGROUP, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER,
                      CLONE_NEWUTS, MNT_DETACH, MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_RDONLY,
                      MS_REC, MS_REMOUNT, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, SYS_PIVOT_ROOT, LAUNCH_FAILED,
-                     LaunchError,
-                     bind_read_only, check, libc, mount, prctl, unshare)
+                     LaunchError, bind_read_only, check, libc, mount, prctl, unshare)
+from .limits import set_rlimits
 
 NOBODY = 65534
 STAGING = Path("/run/parlour-sandbox-root")  # only a mount point: each sandbox mounts on it privately
@@ -94,11 +94,9 @@ def build_root(config: dict[str, Any]) -> Path:
 
 
 def copy_bot(source: Path, target: Path) -> None:
-    """The bot's own files, readable by its uid; links are not followed (they could point anywhere)."""
-    for path in sorted(source.rglob("*")):
+    """The bot's own files, readable by its uid."""
+    for path in bot_entries(source):
         relative = path.relative_to(source)
-        if path.is_symlink() or any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
-            continue
         if path.is_dir():
             (target / relative).mkdir(mode=0o755, parents=True, exist_ok=True)
         elif path.is_file():
@@ -137,9 +135,7 @@ def become_bot(config: dict[str, Any], ready: int, mapped: int) -> None:
         Path("/proc/sys/user/max_user_namespaces").write_text("0")
     except OSError:
         pass
-    limits = config["rlimits"]
-    for name, value in limits.items():
-        resource.setrlimit(getattr(resource, name), (value, value))
+    set_rlimits(config["rlimits"])
     os.setresgid(NOBODY, NOBODY, NOBODY)
     os.setresuid(NOBODY, NOBODY, NOBODY)
     prctl(PR_SET_NO_NEW_PRIVS, 1)

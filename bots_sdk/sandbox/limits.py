@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import resource
 from dataclasses import dataclass, field
 
 MiB = 1024 * 1024
@@ -33,3 +34,9 @@ class SandboxLimits:
             "RLIMIT_CORE": 0,
             "RLIMIT_NPROC": self.processes,
         }
+
+
+def set_rlimits(values: dict[str, int]) -> None:
+    """Soft and hard limits alike, so the process cannot raise them again."""
+    for name, value in values.items():
+        resource.setrlimit(getattr(resource, name), (value, value))
