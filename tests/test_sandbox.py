@@ -203,8 +203,14 @@ def test_a_new_session_and_a_double_fork_do_not_outlive_the_match(referee, tmp_p
                                "    os._exit(0)\\n")
                 subprocess.run([sys.executable, "-S", "-c", double_fork, MARKER], check=True)
                 def sleepers():
-                    return [p for p in os.listdir("/proc") if p.isdigit()
-                            and b"time.sleep(600)" in open(f"/proc/{{p}}/cmdline", "rb").read()]
+                    found = []
+                    for p in os.listdir("/proc"):
+                        try:  # the double fork's middle process may be gone between listing and reading
+                            if p.isdigit() and b"time.sleep(600)" in open(f"/proc/{{p}}/cmdline", "rb").read():
+                                found.append(p)
+                        except OSError:
+                            pass
+                    return found
                 deadline = time.time() + 15  # a loaded machine starts Python slowly
                 while len(sleepers()) < 2 and time.time() < deadline:
                     time.sleep(0.05)
