@@ -16,11 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
-from contextlib import contextmanager
-from pathlib import Path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
 
@@ -77,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_demo(port=args.port)
         if args.command == "ladder":
             return cmd_ladder(args) if args.action == "run" else cmd_ladder_show(args)
+        from .platform import celery_process
+
         return celery_process(args.command)
     except TournamentError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -101,6 +100,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .tournaments import start_tournament
 
     tournament = Tournament.objects.get(pk=args.id)
+    from .platform import platform_processes
+
     with platform_processes():
         start_tournament(tournament)
         from rich.progress import Progress
@@ -148,7 +149,7 @@ def tournament_json(tournament) -> dict:
     matches = []
     for match in (Match.objects.filter(tournament=tournament).select_related("round")
                   .prefetch_related("seats__entry").order_by("pk")):
-        matches.append({"key": match.key, "round": match.round.number, "status": match.status, "seed": match.seed,
+        matches.append({"id": match.pk, "key": match.key, "replay": match.replay_path, "round": match.round.number, "status": match.status, "seed": match.seed,
                         "seats": [{"label": s.entry.label, "rank": s.rank, "score": s.score, "status": s.status,
                                    "attributes": s.attributes} for s in match.seats.all()]})
     return {"id": tournament.pk, "status": tournament.status, "rounds": tournament.rounds,
@@ -162,6 +163,8 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     from .models import Match
 
     ensure_house_bots()
+    from .platform import platform_processes
+
     with platform_processes():
         started = Match.objects.exclude(ladder="").count()
         while True:
@@ -191,54 +194,6 @@ def cmd_ladder_show(args: argparse.Namespace) -> int:
                       f"{row['mu']:.2f} ± {row['sigma']:.2f}", str(row["games"]), f"{row['win_rate']:.0%}")
     Console().print(table)
     return 0
-
-
-def celery_process(kind: str) -> int:
-    from .celery import app
-
-    if kind == "worker":
-        from bots_sdk.sandbox import support
-
-        print(support().describe(), file=sys.stderr, flush=True)  # how uploaded bots will run here
-        app.worker_main(["worker", "--loglevel=INFO", "--concurrency", os.environ.get("PARLOUR_WORKERS", "2")])
-    else:
-        app.start(["beat", "--loglevel=INFO", "--schedule", str(Path(os.environ.get("PARLOUR_HOME", "/tmp")) /
-                                                              "celerybeat-schedule")])
-    return 0
-
-
-@contextmanager
-def platform_processes():
-    """With no REDIS_URL: a private Redis, a referee and a worker for the duration."""
-    if os.environ.get("REDIS_URL"):
-        yield
-        return
-    from django.conf import settings
-
-    from bots_sdk.via_referee import LocalReferee
-
-    from .broker import ensure_broker
-
-    broker = ensure_broker(Path(settings.PARLOUR_HOME))
-    referee = LocalReferee(["--token-verifier", "arena.tokens:verify"])
-    shared = dict(REFEREE_ADDRESS=referee.address, PARLOUR_REFEREE_SOCKET=referee.unix_path,
-                  PARLOUR_OPERATOR_TOKEN=referee.token)
-    env = dict(os.environ, **shared)
-    os.environ.update(shared)
-    worker = subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        yield
-    finally:
-        worker.terminate()
-        try:
-            worker.wait(10)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        referee.close()
-        if broker:
-            broker.close()
-        os.environ.pop("REDIS_URL", None)
 
 
 if __name__ == "__main__":

@@ -63,8 +63,8 @@ def wait_for_site(url: str, timeout: float = 60.0) -> bool:
 def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
     from bots_sdk.sandbox import support
 
-    from .__main__ import platform_processes
     from .house import ensure_house_bots
+    from .platform import platform_processes
 
     ensure_house_bots()
     username, password = demo_account()

@@ -18,7 +18,9 @@ from referee.games import GAMES
 from referee.games.seeding import draw_seed
 
 from .models import Bot, BotVersion, Match, MatchSeat, Rating
+from .queue import enqueue_matches
 from .ratings import MODEL, ladder_key
+from .runner import referee
 
 LADDER_OPEN = int(os.environ.get("PARLOUR_LADDER_OPEN", 2))
 # the games whose ladders run (default: all)
@@ -37,8 +39,6 @@ def active_versions(game: str) -> list[BotVersion]:
 
 def connected_remote_bots() -> set[str]:
     """The remote bots connected to the referee now; none if it cannot be asked."""
-    from .runner import referee
-
     try:
         return referee().connected_remote_bots()
     except Exception as exc:  # noqa: BLE001 - the referee down: this tick schedules house and uploaded bots
@@ -99,8 +99,6 @@ def ladder_rows(ladder: str) -> list[dict]:
 
 
 def schedule_ladder_matches(rng: random.Random | None = None) -> int:
-    from .tasks import run_match
-
     rng = rng or random.Random()
     scheduled = []
     games = [g for g in os.environ.get("PARLOUR_LADDER_GAMES", ",".join(sorted(GAMES))).split(",") if g in GAMES]
@@ -128,6 +126,5 @@ def schedule_ladder_matches(rng: random.Random | None = None) -> int:
                 MatchSeat.objects.bulk_create([MatchSeat(match=match, seat=i, bot_version=v)
                                                for i, v in enumerate(table)])
             scheduled.append(match.pk)
-    for pk in scheduled:
-        run_match.delay(pk)
+    enqueue_matches(scheduled)
     return len(scheduled)

@@ -8,12 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-GAME_CHOICES = [
-    ("tussie-mussie", "Tussie Mussie"),
-    ("tricky-twist", "Tricky Twist"),
-    ("misty", "Misty"),
-    ("bszzzz", "Bszzzz!"),
-]
+from .games import game_choices
 
 
 class Bot(models.Model):
@@ -23,7 +18,7 @@ class Bot(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
                               related_name="bots")  # null: a house bot
     name = models.CharField(max_length=64)
-    game = models.CharField(max_length=32, choices=GAME_CHOICES)
+    game = models.CharField(max_length=32, choices=game_choices)
     kind = models.CharField(max_length=8, choices=KINDS)
     active = models.BooleanField(default=True)
     created = models.DateTimeField(default=timezone.now)
@@ -87,7 +82,7 @@ class Tournament(models.Model):
     CREATED, RUNNING, FINISHED = "created", "running", "finished"
 
     name = models.CharField(max_length=100)
-    game = models.CharField(max_length=32, choices=GAME_CHOICES)
+    game = models.CharField(max_length=32, choices=game_choices)
     variant = models.CharField(max_length=32, default="standard")
     options = models.JSONField(default=dict)
     format = models.CharField(max_length=12, choices=FORMATS)
@@ -127,7 +122,7 @@ class Match(models.Model):
     SCHEDULED, RUNNING, FINISHED, ABORTED = "scheduled", "running", "finished", "aborted"
 
     key = models.CharField(max_length=120, unique=True)  # one record per scheduled match, ever
-    game = models.CharField(max_length=32, choices=GAME_CHOICES)
+    game = models.CharField(max_length=32, choices=game_choices)
     variant = models.CharField(max_length=32, default="standard")
     options = models.JSONField(default=dict)
     seed = models.BigIntegerField()
@@ -135,6 +130,10 @@ class Match(models.Model):
     tournament = models.ForeignKey(Tournament, null=True, blank=True, on_delete=models.CASCADE, related_name="matches")
     round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.CASCADE, related_name="matches")
     ladder = models.CharField(max_length=200, blank=True)  # the ladder key, for ladder matches
+    rated = models.BooleanField(default=True)  # checks and challenges leave the ratings alone
+    time_control = models.JSONField(default=dict)  # {"move_limit", "bank"} seconds; {}: the defaults
+    check_of = models.ForeignKey("BotVersion", null=True, blank=True, on_delete=models.CASCADE,
+                                 related_name="checks")  # the uploaded version this match checks
     replay_path = models.CharField(max_length=300, blank=True)
     result = models.JSONField(null=True, blank=True)
     created = models.DateTimeField(default=timezone.now)

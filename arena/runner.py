@@ -1,19 +1,28 @@
-"""Running one recorded match through a referee, every bot in its own SDK process."""
+"""The one road: every recorded match — tournament, ladder, an upload's check, a challenge — is
+played here, through the operator's referee client, with warm bots.
+
+``play(match)`` creates the match on the referee (asking it to keep the public frames), hands each
+local seat to a warm bot (``bot_pool``), follows the match on one stream — its frames go to Redis
+as they come (``live``) — and returns the referee's result rows with the replay, stored once
+under ``REPLAY_DIR`` exactly as the referee gzipped it. Remote bots' seats are offered on their
+``Connect`` streams by the referee itself.
+"""
 from __future__ import annotations
 
 import atexit
-import gzip
-import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 
-from bots_sdk.via_referee import LocalReferee, RefereeClient, play_via_referee
+from referee.client import LocalReferee, MatchOutcome, RefereeClient
 from referee.timecontrol import TimeControl
 
-from .models import Bot, Match
+from .bot_pool import BotKey, WarmBot, pool_for
+from .live import LiveMatch
+from .models import Bot, BotVersion, Match
 
 _referee: RefereeClient | None = None
 
@@ -35,39 +44,88 @@ def referee() -> RefereeClient:
     return _referee
 
 
-def upload_root(version) -> str | None:
+def upload_root(version: BotVersion) -> str | None:
     """The folder of an uploaded version (what its sandbox gets at /bot)."""
     root = Path(settings.UPLOAD_DIR) / str(version.bot_id) / str(version.number)
     return str(root) if root.resolve() in Path(version.spec.rpartition(":")[0]).resolve().parents else None
 
 
-def seat_plan(match: Match) -> tuple[list[str | None], list[str], list[str], list[dict[str, Any]], list[str | None]]:
-    specs, names, remote, attributes, roots = [], [], [], [], []
+@dataclass(frozen=True)
+class SeatPlan:
+    """Who plays one seat and how."""
+
+    seat: int
+    name: str
+    version: str
+    attributes: dict[str, Any]
+    bot: BotKey | None  # a local bot (house or uploaded); None for a remote bot
+    remote_bot: str = ""  # the remote bot's id on the referee ("bot-<pk>")
+
+
+def seat_plan(match: Match) -> list[SeatPlan]:
+    plan = []
     for seat in match.seats.select_related("bot_version__bot").order_by("seat"):
         version = seat.bot_version
         bot = version.bot
-        names.append(bot.name)
-        attributes.append(dict(seat.attributes))
-        roots.append(upload_root(version) if bot.kind == Bot.UPLOAD else None)
+        common = dict(seat=seat.seat, name=bot.name, version=str(version.number), attributes=dict(seat.attributes))
         if bot.kind == Bot.REMOTE:
-            specs.append(None)
-            remote.append(f"bot-{bot.pk}")
+            plan.append(SeatPlan(**common, bot=None, remote_bot=f"bot-{bot.pk}"))
+        elif bot.kind == Bot.UPLOAD:
+            plan.append(SeatPlan(**common, bot=BotKey(version.spec, sandboxed=True, root=upload_root(version))))
         else:
-            specs.append(version.spec)
-            remote.append("")
-    return specs, names, remote, attributes, roots
+            plan.append(SeatPlan(**common, bot=BotKey(version.spec, sandboxed=False)))
+    return plan
 
 
-def play(match: Match) -> dict[str, Any]:
-    """Play the match, every file bot (an upload) in its sandbox; returns its replay, also stored
-    gzipped under REPLAY_DIR."""
-    specs, names, remote, attributes, roots = seat_plan(match)
-    replay = play_via_referee(referee(), match.game, match.variant, match.options, match.seed, TimeControl(),
-                              specs, names, remote, attributes if any(attributes) else None,
-                              timeout=settings.MATCH_TIME_LIMIT, sandboxed=True, bot_roots=roots)
-    directory = Path(settings.REPLAY_DIR)
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{match.key.replace('/', '_')}.replay.json.gz"
-    path.write_bytes(gzip.compress(json.dumps(replay, separators=(",", ":")).encode(), mtime=0))
-    replay["_path"] = str(path)
-    return replay
+@dataclass
+class PlayedMatch:
+    """What the road brings back: the referee's outcome, where its replay was stored, and what the
+    sandboxes of faulted bots reported (per seat, for their owners)."""
+
+    outcome: MatchOutcome
+    replay_path: str = ""
+    sandbox_lines: dict[int, list[str]] = field(default_factory=dict)
+    bot_pids: dict[int, int] = field(default_factory=dict)  # seat -> the process that played it
+
+
+def replay_file(match: Match) -> Path:
+    return Path(settings.REPLAY_DIR) / f"{match.key.replace('/', '_')}.replay.json.gz"
+
+
+def play(match: Match) -> PlayedMatch:
+    """Play the match on the referee and bring back its outcome (raises when the platform
+    failed: the referee unreachable, a sandbox refused)."""
+    plan = seat_plan(match)
+    if any(p.bot and p.bot.sandboxed for p in plan):
+        from bots_sdk.sandbox import SandboxUnavailable, support
+
+        if support().mode == "refused":  # before the match exists: nobody waits for a bot that never comes
+            raise SandboxUnavailable(support().describe())
+    client = referee()
+    created = client.create_match(
+        match.game, match.variant, match.options, match.seed, TimeControl(**match.time_control), [p.name for p in plan],
+        [p.remote_bot for p in plan], [p.attributes for p in plan], [p.version for p in plan], record_frames=True)
+    live = LiveMatch(match.pk)
+    pool = pool_for(client)
+    bots: dict[int, WarmBot] = {}
+    outcome: MatchOutcome | None = None
+    played = PlayedMatch(outcome=None)  # type: ignore[arg-type]  # filled below
+    try:
+        for p, token in zip(plan, created.seat_tokens):
+            if p.bot is not None:
+                bots[p.seat] = pool.acquire(p.bot)
+                bots[p.seat].play(token)
+        outcome = client.follow(created.match_id, timeout=settings.MATCH_TIME_LIMIT, on_frames=live.add)
+    finally:
+        for seat, bot in bots.items():
+            played.bot_pids[seat] = bot.pid
+            lines = pool.release(bot, outcome.seats[seat] if outcome and seat < len(outcome.seats) else None)
+            if lines:
+                played.sandbox_lines[seat] = lines
+    played.outcome = outcome
+    if outcome.replay_gz is not None:
+        path = replay_file(match)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(outcome.replay_gz)  # as the referee gzipped it: stored once, never re-encoded
+        played.replay_path = str(path)
+    return played

@@ -17,6 +17,7 @@ from referee.games.seeding import derive_seed, draw_seed
 from . import pairing
 from .house import HOUSE_SPECS, UnknownBotError, house_version
 from .models import Bot, BotVersion, Entry, Match, MatchSeat, Round, Tournament
+from .queue import enqueue_matches
 
 SEED_MASK = (1 << 63) - 1
 
@@ -116,13 +117,7 @@ def start_tournament(tournament: Tournament) -> None:
 
 
 def schedule(match_ids: list[int]) -> None:
-    from .tasks import run_match
-
-    def send() -> None:
-        for pk in match_ids:
-            run_match.delay(pk)
-
-    transaction.on_commit(send)
+    transaction.on_commit(lambda: enqueue_matches(match_ids))
 
 
 def played_tables(tournament: Tournament) -> tuple[list[pairing.PlayedTable], list[pairing.Bye]]:

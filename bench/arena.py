@@ -140,56 +140,152 @@ def print_pairing(report: dict) -> None:
           " seat spread: the widest gap between an entrant's most- and least-used seat after all rounds)")
 
 
-# ------------------------------------------------------------------------------ Celery throughput
+# ------------------------------------------------------------------------------ the one road
 
-def bench_throughput(args) -> dict:
-    """Matches per minute of real arena workers on the real Redis (127.0.0.1:6379, or REDIS_URL),
-    each match through a referee process with every bot its own process: one worker, then two,
-    on the same kind of tournament (a Tussie Mussie round robin of 5 house bots: 20 matches)."""
-    import os
-    import secrets
-    import subprocess
-    import tempfile
+def in_process_per_min(game: str, players: int, matches: int) -> float:
+    """Random bots, in-process (no referee, no processes): the engine's own match rate."""
+    from bots_sdk import RandomBot
+    from bots_sdk.local import play_match
 
-    import redis
+    start = time.perf_counter()
+    for seed in range(matches):
+        play_match(game, [RandomBot() for _ in range(players)], seed=seed)
+    return matches / (time.perf_counter() - start) * 60
 
-    root = Path(__file__).resolve().parents[1]
-    results = {}
+
+def cpu_seconds(process) -> float:
+    times = process.cpu_times()
+    return times.user + times.system
+
+
+class Platform:
+    """A referee and Celery workers (one process each, concurrency 1) on the real Redis, with a
+    private SQLite database, for one measurement."""
+
+    def __init__(self, workers: int, concurrency: int) -> None:
+        import os
+        import secrets
+        import subprocess
+        import tempfile
+
+        import psutil
+        import redis
+
+        self.root = Path(__file__).resolve().parents[1]
+        self.folder = tempfile.TemporaryDirectory()
+        base = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+        url = base.rsplit("/", 1)[0] + "/14" if base.count("/") > 2 else base + "/14"  # a db of its own
+        redis.Redis.from_url(url).flushdb()
+        token = secrets.token_hex(8)
+        self.env = dict(os.environ, PARLOUR_HOME=self.folder.name, REDIS_URL=url, PARLOUR_WORKERS=str(concurrency))
+        self.env.pop("DATABASE_URL", None)
+        self.referee = subprocess.Popen([sys.executable, "-m", "referee", "serve", "--port", "0"],
+                                        env=dict(self.env, PARLOUR_OPERATOR_TOKEN=token), stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True, cwd=self.root)
+        self.env.update(REFEREE_ADDRESS=self.referee.stdout.readline().split("listening on", 1)[1].split()[0],
+                        PARLOUR_OPERATOR_TOKEN=token)
+        self.arena("tournament", "standings", "0", check=False)  # migrates the database first
+        self.workers = [subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=self.env, cwd=self.root,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                        for _ in range(workers)]
+        self.psutil = psutil
+        time.sleep(4)  # the workers are up before any clock starts
+
+    def arena(self, *args: str, check: bool = True):
+        import subprocess
+
+        return subprocess.run([sys.executable, "-m", "arena", *args], env=self.env, cwd=self.root, check=check,
+                              capture_output=True, text=True)
+
+    def cpu_split(self) -> dict[str, float]:
+        """CPU seconds so far: the referee, the bots (the workers' warm bot processes), the workers
+        themselves (Celery, recording, SQLite, Redis client) and the Redis server."""
+        split = {"referee": cpu_seconds(self.psutil.Process(self.referee.pid)), "bots": 0.0, "worker": 0.0}
+        for worker in self.workers:
+            parent = self.psutil.Process(worker.pid)
+            for process in [parent, *parent.children(recursive=True)]:
+                try:
+                    kind = "bots" if "bots_sdk" in " ".join(process.cmdline()) else "worker"
+                    split[kind] += cpu_seconds(process)
+                except self.psutil.NoSuchProcess:
+                    pass
+        redis_servers = [p for p in self.psutil.process_iter(["name"]) if p.info["name"] == "redis-server"]
+        split["redis"] = sum(cpu_seconds(p) for p in redis_servers)
+        return split
+
+    def tournament(self, game: str, bots: list[str], table_size: int, rounds: int | None = None) -> tuple[int, float, dict]:
+        """Create and run a tournament; (matches recorded, seconds, CPU seconds by part)."""
+        args = ["tournament", "create", game, "--format", "round-robin" if rounds is None else "swiss",
+                "--table-size", str(table_size), "--bots", ",".join(bots), "--seed", "1"]
+        if rounds is not None:
+            args += ["--rounds", str(rounds)]
+        created = self.arena(*args).stdout
+        number = created.split("tournament ", 1)[1].split()[0].strip(":") if "tournament " in created else "1"
+        before = self.cpu_split()
+        start = time.perf_counter()
+        self.arena("tournament", "run", number)
+        elapsed = time.perf_counter() - start
+        after = self.cpu_split()
+        export = json.loads(self.arena("tournament", "standings", number, "--json").stdout)
+        recorded = sum(m["status"] == "finished" for m in export["matches"])
+        return recorded, elapsed, {k: round(after[k] - before[k], 2) for k in after}
+
+    def close(self) -> None:
+        for process in self.workers + [self.referee]:
+            process.terminate()
+        for process in self.workers + [self.referee]:
+            process.wait(30)
+        self.folder.cleanup()
+
+
+ROUND_ROBIN = [f"random#{i}" if i > 1 else "random" for i in range(1, 11)]  # 10 entrants: 90 matches
+
+
+def bench_road(args) -> dict:
+    """Tussie Mussie 2p random vs random, in-process and end to end through the arena (Celery task
+    -> referee -> warm house bots -> recorded row), with one and two workers; Bszzzz 4p likewise
+    with one worker. Every figure from this one run."""
+    report: dict = {"in_process_per_min": round(in_process_per_min("tussie-mussie", 2, 2000), 1)}
+    report["workers"] = {}
     for workers in (1, 2):
-        with tempfile.TemporaryDirectory() as home:
-            base = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-            url = base.rsplit("/", 1)[0] + "/14" if base.count("/") > 2 else base + "/14"  # a db of its own
-            redis.Redis.from_url(url).flushdb()
-            token = secrets.token_hex(8)
-            env = dict(os.environ, PARLOUR_HOME=home, REDIS_URL=url, PARLOUR_WORKERS="1")
-            env.pop("DATABASE_URL", None)
-            referee = subprocess.Popen([sys.executable, "-m", "referee", "serve", "--port", "0"],
-                                       env=dict(env, PARLOUR_OPERATOR_TOKEN=token), stdout=subprocess.PIPE,
-                                       stderr=subprocess.DEVNULL, text=True, cwd=root)
-            env.update(REFEREE_ADDRESS=referee.stdout.readline().split("listening on", 1)[1].split()[0],
-                       PARLOUR_OPERATOR_TOKEN=token)
-            run = lambda *a: subprocess.run([sys.executable, "-m", "arena", *a], env=env, cwd=root,  # noqa: E731
-                                            check=True, capture_output=True)
-            run("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2",
-                "--bots", "greedy,random,random#2,random#3,random#4")
-            procs = [subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=env, cwd=root,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(workers)]
-            time.sleep(3)  # the workers are up before the clock starts
-            start = time.perf_counter()
-            run("tournament", "run", "1")
-            elapsed = time.perf_counter() - start
-            for proc in procs + [referee]:
-                proc.terminate()
-            for proc in procs + [referee]:
-                proc.wait(30)
-            results[f"{workers}_workers"] = round(20 / elapsed * 60, 1)
-    results["speedup"] = round(results["2_workers"] / results["1_workers"], 2)
-    return results
+        platform = Platform(workers, concurrency=args.concurrency)
+        try:
+            platform.tournament("tussie-mussie", ["random", "random#2"], 2)  # warms the bots up
+            matches, seconds, cpu = platform.tournament("tussie-mussie", ROUND_ROBIN, 2)
+        finally:
+            platform.close()
+        report["workers"][str(workers)] = round(matches / seconds * 60, 1)
+        if workers == 1:
+            report["platform_per_min"] = report["workers"]["1"]
+            report["cpu_seconds_per_match"] = {k: round(v / matches, 4) for k, v in cpu.items()}
+    report["ratio"] = round(report["platform_per_min"] / report["in_process_per_min"], 4)
+    report["two_workers_speedup"] = round(report["workers"]["2"] / report["workers"]["1"], 2)
+    bszzzz_in_process = in_process_per_min("bszzzz", 4, 40)
+    platform = Platform(1, concurrency=args.concurrency)
+    try:
+        matches, seconds, _ = platform.tournament("bszzzz", [f"random#{i}" if i > 1 else "random" for i in range(1, 9)],
+                                                  4, rounds=2)
+    finally:
+        platform.close()
+    report["bszzzz_4p"] = {"in_process_per_min": round(bszzzz_in_process, 1),
+                           "platform_per_min": round(matches / seconds * 60, 1),
+                           "ratio": round(matches / seconds * 60 / bszzzz_in_process, 3)}
+    report["concurrency_per_worker"] = args.concurrency
+    return report
 
 
-def print_throughput(report: dict) -> None:
-    print(f"\nmatches per minute (Tussie Mussie, 2 seats, through the referee): "
-          f"1 worker {report['1_workers']}, 2 workers {report['2_workers']} ({report['speedup']}x)")
+def print_road(report: dict) -> None:
+    print(f"\nthe one road, Tussie Mussie 2p random vs random (matches per minute; targets: ratio >= 1/40, "
+          f"two workers >= 1.6x, Bszzzz ratio >= 1/10)")
+    print(f"  in-process {report['in_process_per_min']:.0f}, platform (1 worker, concurrency "
+          f"{report['concurrency_per_worker']}) {report['platform_per_min']:.0f}: ratio {report['ratio']:.4f} "
+          f"(1/{1 / report['ratio']:.0f})")
+    print(f"  2 workers {report['workers']['2']:.0f}: {report['two_workers_speedup']}x one worker")
+    b = report["bszzzz_4p"]
+    print(f"  Bszzzz 4p: in-process {b['in_process_per_min']:.1f}, platform {b['platform_per_min']:.1f}: "
+          f"ratio {b['ratio']:.3f} (1/{1 / b['ratio']:.1f})")
+    print("  CPU seconds per match (1 worker): " +
+          ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in report["cpu_seconds_per_match"].items()))
 
 
 # -------------------------------------------------------------------------------------------- main
@@ -197,7 +293,7 @@ def print_throughput(report: dict) -> None:
 # Each section: (name, run(args) -> dict, print(dict)).
 SECTIONS = [
     ("pairing", bench_pairing, print_pairing),
-    ("matches_per_minute", bench_throughput, print_throughput),
+    ("road", bench_road, print_road),
 ]
 
 
@@ -205,14 +301,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entrants", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--concurrency", type=int, default=1, help="Celery processes per worker")
+    parser.add_argument("--only", choices=[name for name, _, _ in SECTIONS], help="run one section")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     report = {}
     for name, run, show in SECTIONS:
+        if args.only and name != args.only:
+            continue
         report[name] = run(args)
         if not args.json:
             show(report[name])
     if args.json:
+        if "road" in report:  # the one road's headline figures, at the top level too
+            report.update({k: report["road"][k] for k in ("in_process_per_min", "platform_per_min", "workers")})
         print(json.dumps(report))
 
 

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
 from bots_sdk.sandbox import Sandbox, support  # noqa: E402
-from bots_sdk.via_referee import LocalReferee, play_via_referee  # noqa: E402
+from referee.client import LocalReferee, play_via_referee  # noqa: E402
 from referee.timecontrol import TimeControl  # noqa: E402
 
 BOT = "from bots_sdk import RandomBot\n\n\nclass Plain(RandomBot):\n    pass\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,17 @@ def build_parser() -> argparse.ArgumentParser:
     connect.add_argument("--capture-output", type=int, metavar="BYTES",
                          help="send what the bot writes to stdout/stderr as log lines, at most BYTES")
     connect.set_defaults(run=run_connect)
+
+    seats = commands.add_parser(
+        "serve-seats", help="a warm bot process: play the seat of each token read from stdin, one per line, "
+                            "a fresh bot for each match")
+    seats.add_argument("bot", help="random, greedy, or path/to/file.py:ClassName")
+    seats.add_argument("--referee", required=True, help="HOST:PORT or unix:PATH")
+    seats.add_argument("--path", action="append", default=[], metavar="DIR",
+                       help="a folder the bot imports from (after the standard library and the SDK)")
+    seats.add_argument("--capture-output", type=int, metavar="BYTES",
+                       help="send what the bot writes to stdout/stderr as log lines, at most BYTES per match")
+    seats.set_defaults(run=run_serve_seats)
 
     remote = commands.add_parser("serve-remote", help="keep a bot available to a referee")
     remote.add_argument("bot", help="random, greedy, or path/to/file.py:ClassName")
@@ -168,7 +180,7 @@ def run_play(args: argparse.Namespace) -> int:
         if support().mode == "refused":
             raise UsageError("the sandbox cannot run here (see the line above)")
     if args.via_referee:
-        from .via_referee import LocalReferee
+        from referee.client import LocalReferee
 
         referee = LocalReferee()
     try:
@@ -177,7 +189,7 @@ def run_play(args: argparse.Namespace) -> int:
                 order = [(s + i) % n for s in range(n)]  # rotate seats so no entry keeps seat 0
                 seat_names = [names[k] for k in order]
                 if referee is not None:
-                    from .via_referee import play_via_referee
+                    from referee.client import play_via_referee
 
                     replay = play_via_referee(referee, game.id, config.variant, config.options, first_seed + i,
                                               time_control, [args.bots[k] for k in order], seat_names,
@@ -364,6 +376,18 @@ def run_connect(args: argparse.Namespace) -> int:
     except RefereeError as exc:
         raise UsageError(str(exc)) from None
     print(json.dumps(result))
+    return 0
+
+
+def run_serve_seats(args: argparse.Namespace) -> int:
+    from .output_capture import OutputCapture
+    from .remote import serve_seats
+
+    sys.path.extend(args.path)  # appended: a bot's module cannot shadow the standard library or the SDK
+    stdin = os.fdopen(os.dup(0), "r")  # tokens: read apart from sys.stdin, which the bot may touch
+    capture = OutputCapture(args.capture_output) if args.capture_output else None
+    tokens = (line.strip() for line in stdin if line.strip())
+    serve_seats(lambda game: parse_bot_spec(args.bot, game).make(), args.referee, tokens, capture)
     return 0
 
 

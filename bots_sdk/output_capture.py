@@ -58,6 +58,14 @@ class OutputCapture:
             self.dropped += len(chunk) - keep
         return True
 
+    def new_match(self) -> None:
+        """A warm process starts its next match: the output budget is per match."""
+        self.take()
+        with self._lock:
+            self.kept = self.dropped = 0
+            self._buffer = bytearray()
+        self._told = False
+
     def take(self) -> list[str]:
         for stream in (sys.stdout, sys.stderr):
             try:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -37,51 +38,80 @@ async def _play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: s
     # asyncio gRPC: reads and writes on this one thread, with no hand-off to a sender thread per
     # answer (the synchronous client's request iterator costs a thread wake-up every decision)
     async with grpc.aio.insecure_channel(referee) as channel:  # HOST:PORT or unix:PATH
-        stub = referee_pb2_grpc.RefereeStub(channel)
-        call = stub.Play()
-        bot: Bot | None = None
-        start: referee_pb2.MatchStart | None = None
-        try:
-            await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=seat_token)))
+        return await _play_seat_on(channel, make_bot, referee, seat_token, capture)
+
+
+def serve_seats(make_bot: Callable[[str], Bot], referee: str, tokens: Iterator[str],
+                capture: OutputCapture | None = None) -> int:
+    """A warm bot process: play the seat of each token from ``tokens`` (one at a time, in order)
+    with a fresh bot for each match, on one channel; returns the number of seats played. A seat
+    the referee refuses is reported on stderr and skipped; a bot that cannot even be built ends
+    the process (whoever started it starts a fresh one)."""
+    async def serve() -> int:
+        played = 0
+        async with grpc.aio.insecure_channel(referee) as channel:
             while True:
-                message = await call.read()
-                if message is grpc.aio.EOF:
-                    break
-                kind = message.WhichOneof("message")
-                if kind == "start":
-                    start = message.start
-                    if bot is None:
-                        try:
-                            bot = make_bot(start.game)
-                            options = {k: wire.option_python(v) for k, v in start.options.items()}
-                            bot.start(start.game, start.seat, options, start.bot_seed)
-                        except Exception as exc:  # the owner reads why in the match's log lines
-                            lines = (capture.take() if capture else []) + [
-                                f"the bot failed to start: {type(exc).__name__}: {exc}"]
-                            for line in lines:
-                                await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
-                                    protocol_version=PV, decision_id=0, text=line)))
-                            await call.done_writing()  # the referee reads the lines, then our end
-                            try:
-                                await asyncio.wait_for(_drain(call), 5)
-                            except (asyncio.TimeoutError, grpc.RpcError):
-                                pass
-                            raise
-                elif kind == "decision":
-                    await call.write(answer(bot, start, message.decision))
-                    lines = bot.take_log_lines() + (capture.take() if capture else [])
-                    for line in lines:
-                        await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
-                            protocol_version=PV, decision_id=message.decision.decision_id, text=line)))
-                elif kind == "end":
-                    result = json.loads(message.end.result_json)
+                token = await asyncio.to_thread(next, tokens, None)
+                if token is None:
+                    return played
+                if capture is not None:
+                    capture.new_match()
+                try:
+                    await _play_seat_on(channel, make_bot, referee, token, capture)
+                except RefereeError as exc:
+                    print(f"seat not played: {exc}", file=sys.stderr, flush=True)
+                played += 1
+
+    return asyncio.run(serve())
+
+
+async def _play_seat_on(channel: grpc.aio.Channel, make_bot: Callable[[str], Bot], referee: str, seat_token: str,
+                        capture: OutputCapture | None) -> dict[str, Any]:
+    stub = referee_pb2_grpc.RefereeStub(channel)
+    call = stub.Play()
+    bot: Bot | None = None
+    start: referee_pb2.MatchStart | None = None
+    try:
+        await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=seat_token)))
+        while True:
+            message = await call.read()
+            if message is grpc.aio.EOF:
+                break
+            kind = message.WhichOneof("message")
+            if kind == "start":
+                start = message.start
+                if bot is None:
                     try:
-                        bot.on_match_end(result)
-                    finally:
-                        await call.done_writing()
-                    return result
-        except grpc.RpcError as exc:
-            raise RefereeError(f"referee {referee}: {exc.code().name}: {exc.details()}") from None
+                        bot = make_bot(start.game)
+                        options = {k: wire.option_python(v) for k, v in start.options.items()}
+                        bot.start(start.game, start.seat, options, start.bot_seed)
+                    except Exception as exc:  # the owner reads why in the match's log lines
+                        lines = (capture.take() if capture else []) + [
+                            f"the bot failed to start: {type(exc).__name__}: {exc}"]
+                        for line in lines:
+                            await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
+                                protocol_version=PV, decision_id=0, text=line)))
+                        await call.done_writing()  # the referee reads the lines, then our end
+                        try:
+                            await asyncio.wait_for(_drain(call), 5)
+                        except (asyncio.TimeoutError, grpc.RpcError):
+                            pass
+                        raise
+            elif kind == "decision":
+                await call.write(answer(bot, start, message.decision))
+                lines = bot.take_log_lines() + (capture.take() if capture else [])
+                for line in lines:
+                    await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
+                        protocol_version=PV, decision_id=message.decision.decision_id, text=line)))
+            elif kind == "end":
+                result = json.loads(message.end.result_json)
+                try:
+                    bot.on_match_end(result)
+                finally:
+                    await call.done_writing()
+                return result
+    except grpc.RpcError as exc:
+        raise RefereeError(f"referee {referee}: {exc.code().name}: {exc.details()}") from None
     raise RefereeError("the referee closed the stream before the match ended")
 
 

@@ -93,6 +93,8 @@ class Match:
         self.log_bytes = [0] * config.players  # per seat, against LOG_LIMIT
         self.decisions = 0
         self.asked: dict[int, int] = {}  # seat -> id of the decision it was last asked
+        # called after every applied action (a host that streams frames sets it; None costs nothing)
+        self.on_step: Callable[[], None] | None = None
         self.play_autopilots()
 
     def add_bot_log(self, seat: int, decision: int, line: str) -> None:
@@ -148,6 +150,8 @@ class Match:
                 faults.append(fault)
             self.state.apply(seat, action)
             self.log.append(entry)
+            if self.on_step is not None:
+                self.on_step()
         self.play_autopilots()
         return faults
 
@@ -186,6 +190,8 @@ class Match:
                 action = autopilot_choice(self.autopilots[seat], state.legal_actions(seat))
                 state.apply(seat, action)
                 self.log.append({"seat": seat, "action": action, "think_ms": 0.0, "source": "autopilot"})
+                if self.on_step is not None:
+                    self.on_step()
 
     def result(self) -> dict[str, Any]:
         result = dict(self.state.result())

@@ -25,7 +25,7 @@ from . import wire
 from .games import GAMES, ConfigError, get_game
 from .games.seeding import draw_seed
 from .match import Match, Reply, bot_seed
-from .replay import FORMAT, FORMAT_VERSION, build_replay, encode_frames
+from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, build_replay, encode_frames
 from .timecontrol import TimeControl
 from .tokens import Verifier, load_verifier
 
@@ -102,11 +102,18 @@ class Room:
     watchers: list[asyncio.Queue] = field(default_factory=list)
     finished: bool = False
     status: str = "waiting"
-    replay_gz: bytes | None = None  # the finished replay, gzipped, its bot logs apart
+    replay_gz: bytes | None = None  # the finished replay with its bot logs, gzipped once
     bot_logs: list[dict] = field(default_factory=list)
     end_message: referee_pb2.MatchEnd | None = None
     task: asyncio.Task | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)  # set once the replay is stored
+    frames: FrameEncoder | None = None  # the public replay frames, kept only when the creator asked
+    changed: asyncio.Event = field(default_factory=asyncio.Event)  # replaced each time it fires
+
+    def notify(self) -> None:
+        """Wake everyone following this room (each waits on the event it saw last)."""
+        self.changed.set()
+        self.changed = asyncio.Event()
 
 
 class RefereeService(referee_pb2_grpc.RefereeServicer):
@@ -173,6 +180,10 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         room = Room(match_id, match, tokens, [Seat() for _ in request.seats],
                     [s.remote_bot for s in request.seats], [s.version for s in request.seats])
         room.public.append(match.state.public_view())
+        if request.record_frames:  # built as play goes, once, for the creator's FollowMatch
+            room.frames = FrameEncoder()
+            room.frames.add(room.public[0])
+            match.on_step = lambda: room.frames.add(match.state.public_view())
         self.rooms[match_id] = room
         for seat, token in enumerate(tokens):
             self.tokens[token] = (match_id, seat)
@@ -284,6 +295,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                         protocol_version=PV, decision_id=fault.decision, reason=fault.reason,
                         strikes=match.policy.strikes[fault.seat], forfeited=fault.forfeited)))
                 self.publish(room, len(match.log) - before)
+                room.notify()
             if match.finished:
                 room.status = "finished"
         except Exception as exc:  # never leave seats hanging on a bug
@@ -397,25 +409,27 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             self.tokens.pop(token, None)
         if match.finished:
             replay = await asyncio.to_thread(build_replay, match, room.versions)
-            await asyncio.to_thread(self.store_replay, room.id, replay)
-            room.bot_logs = replay.pop("bot_logs")
-            replay["bot_logs"] = []
-            # kept compressed: a long replay is megabytes of JSON as Python objects
+            room.bot_logs = replay["bot_logs"]
+            # gzipped once, here where it is built; kept compressed (a long replay is megabytes of
+            # JSON as Python objects)
             room.replay_gz = await asyncio.to_thread(pack, replay)
+            await asyncio.to_thread(self.store_replay, room.id, room.replay_gz)
         room.public = room.public[-1:]
         match.log = []
+        match.on_step = None
         room.finished = True
         room.done.set()
+        room.notify()
         self.forget_old_rooms()
         event = referee_pb2.MatchEvent(protocol_version=PV, step=len(room.public) - 1, finished=True,
                                        end=room.end_message)
         for queue in room.watchers:
             queue.put_nowait(event)
 
-    def store_replay(self, match_id: str, replay: dict) -> None:
+    def store_replay(self, match_id: str, data: bytes) -> None:
         if self.settings.replay_dir:
             self.settings.replay_dir.mkdir(parents=True, exist_ok=True)
-            (self.settings.replay_dir / f"{match_id}.replay.json.gz").write_bytes(pack(replay))
+            (self.settings.replay_dir / f"{match_id}.replay.json.gz").write_bytes(data)
 
     def forget_old_rooms(self) -> None:
         """Finished matches stay available for GetReplay until MAX_FINISHED_ROOMS newer ones finish."""
@@ -476,11 +490,11 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         data = None
         if room.replay_gz is not None:
             logs = await self.visible_logs(room, request, context)
-            if logs:
-                replay = json.loads(gzip.decompress(room.replay_gz))
-                replay["bot_logs"] = logs
-            else:
+            if logs is None:  # the operator: the replay as built
                 data = room.replay_gz
+            else:
+                replay = json.loads(await asyncio.to_thread(gzip.decompress, room.replay_gz))
+                replay["bot_logs"] = logs
         elif room.finished:  # aborted: no replay, the public part only
             replay = {"header": {"format": FORMAT, "format_version": FORMAT_VERSION, "game": room.match.config.game},
                       "public": encode_frames(list(room.public)), "status": room.status}
@@ -497,9 +511,35 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             yield referee_pb2.ReplayChunk(protocol_version=PV, data=data[start:start + REPLAY_CHUNK],
                                           last=start + REPLAY_CHUNK >= len(data))
 
-    async def visible_logs(self, room: Room, request, context) -> list[dict]:
+    # ------------------------------------------------------------------ FollowMatch
+    async def FollowMatch(self, request, context):
+        if not self.is_operator(context):
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "FollowMatch needs the operator credential")
+        room = self.rooms.get(request.match_id)
+        if room is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
+        sent = 0
+        while True:
+            changed = room.changed  # taken before looking, so no change between is missed
+            frames = room.frames.frames if room.frames is not None else []
+            if len(frames) > sent:
+                batch = [json.dumps(frame, separators=(",", ":")) for frame in frames[sent:]]
+                yield referee_pb2.MatchProgress(protocol_version=PV, first_step=sent, frames=batch)
+                sent += len(batch)
+            if room.finished:
+                break
+            await changed.wait()
+        room.frames = None  # delivered: the replay holds them from now on
+        data = room.replay_gz or b""
+        yield referee_pb2.MatchProgress(protocol_version=PV, end=room.end_message, last=not data)
+        for start in range(0, len(data), REPLAY_CHUNK):
+            yield referee_pb2.MatchProgress(protocol_version=PV, replay_chunk=data[start:start + REPLAY_CHUNK],
+                                            last=start + REPLAY_CHUNK >= len(data))
+
+    async def visible_logs(self, room: Room, request, context) -> list[dict] | None:
+        """The log lines this caller may read (None: all of them, for the operator)."""
         if self.is_operator(context):
-            return list(room.bot_logs)
+            return None
         bot_id = await asyncio.to_thread(self.verifier, request.api_token) if request.api_token else None
         if not bot_id:
             return []
@@ -525,6 +565,8 @@ def method_handlers(service: RefereeService) -> dict[str, grpc.RpcMethodHandler]
             service.WatchMatch, pb.WatchMatchRequest.FromString, pb.MatchEvent.SerializeToString),
         "GetReplay": grpc.unary_stream_rpc_method_handler(
             service.GetReplay, pb.GetReplayRequest.FromString, pb.ReplayChunk.SerializeToString),
+        "FollowMatch": grpc.unary_stream_rpc_method_handler(
+            service.FollowMatch, pb.FollowMatchRequest.FromString, pb.MatchProgress.SerializeToString),
     }
 
 

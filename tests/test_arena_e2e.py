@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import redis
 
 from referee_process import ROOT
 
@@ -24,8 +25,6 @@ POSTGRES = "postgres://postgres@127.0.0.1:5432"
 
 def redis_db() -> str:
     """A Redis database of its own for each test (flushed), so parallel runs never share queues."""
-    import redis
-
     index = 1 + (os.getpid() + int(time.time() * 1000)) % 15
     url = f"{REDIS}/{index}"
     redis.Redis.from_url(url).flushdb()
@@ -153,6 +152,20 @@ def test_swiss_tussie_mussie_16_entrants(platform, database) -> None:
         assert Fraction(row["buchholz"]).limit_denominator(1000) == hand[row["label"]][1]
     ordered = [(r["points"], r["buchholz"]) for r in rows]
     assert ordered == sorted(ordered, reverse=True)
+    check_live_frames_equal_replays(p, export)
+
+
+def check_live_frames_equal_replays(p: Platform, export: dict) -> None:
+    """The frames the worker kept in Redis while each match ran are the stored replay's public
+    frames, one per step from the start (they expire a while after the match is recorded)."""
+    live = redis.Redis.from_url(p.env["REDIS_URL"])
+    for match in export["matches"]:
+        frames = [json.loads(f) for f in live.lrange(f"parlour:live:{match['id']}:frames", 0, -1)]
+        replay = json.loads(gzip.decompress(Path(match["replay"]).read_bytes()))
+        assert frames == replay["public"], match["key"]
+        assert len(frames) == len(replay["log"]) + 1
+        assert 0 < live.ttl(f"parlour:live:{match['id']}:frames") <= 120
+    assert not live.smembers("parlour:live"), "no match is left marked as being played"
 
 
 def test_round_robin_tricky_twist_and_a_killed_worker(platform) -> None:

@@ -265,7 +265,7 @@ def test_remote_bot_is_offered_matches_and_plays(referee, tmp_path) -> None:
 
 
 def test_the_operator_lists_the_connected_remote_bots(referee) -> None:
-    from bots_sdk.via_referee import RefereeClient
+    from referee.client import RefereeClient
 
     operator = RefereeClient(referee.address, referee.operator)
     with pytest.raises(grpc.RpcError) as caught:

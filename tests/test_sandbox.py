@@ -21,7 +21,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bots_sdk.sandbox import support
-from bots_sdk.via_referee import LocalReferee, RefereeClient, play_via_referee
+from referee.client import LocalReferee, RefereeClient, play_via_referee
 from referee.timecontrol import TimeControl
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0,
@@ -297,7 +297,7 @@ def test_no_secrets_no_other_files_no_other_processes(referee, tmp_path, monkeyp
     for name in ("settings", "secret-key", "database", "other-bot", "shadow", "init-environ", "root-home"):
         assert probes["read-" + name].startswith("blocked"), (name, probes)
     assert probes["other-processes"].startswith("blocked")
-    assert probes["token-holders"] == "1"  # its own process only
+    assert probes["token-holders"] == "0"  # the seat token comes on stdin, never on a command line
     assert probes["environment"] == "HOME,LANG,PATH"
     assert not {"bin", "sbin", "share"} & set(probes["usr"].split(","))  # the system's libraries only
     assert not any(secret in line for line in outcome.lines)

@@ -1,5 +1,5 @@
 """``python -m webui serve [--host H] [--port P]`` runs the site; ``python -m webui migrate`` sets up
-the database; ``python -m webui smoke VERSION_ID`` re-runs a pending upload's smoke match.
+the database; ``python -m webui check VERSION_ID`` schedules an upload's check match again.
 
 ``serve`` migrates first, then uses gunicorn, else waitress, when installed (production-grade WSGI
 servers), else Django's ``runserver --noreload``.
@@ -22,8 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=int(os.environ.get("PARLOUR_WEB_WORKERS", 2)))
     commands.add_parser("migrate", help="create or update the database tables")
-    smoke = commands.add_parser("smoke", help="run a pending version's smoke match")
-    smoke.add_argument("version_id", type=int)
+    check = commands.add_parser("check", help="schedule a version's check match again (a worker plays it)")
+    check.add_argument("version_id", type=int)
     args = parser.parse_args(argv)
 
     import django
@@ -33,19 +33,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "migrate":
         call_command("migrate")
         return 0
-    if args.command == "smoke":
+    if args.command == "check":
+        from arena.checks import start_check
         from arena.models import BotVersion
 
-        from .smoke import smoke_version
-
         version = BotVersion.objects.select_related("bot").get(pk=args.version_id)
-        passed = smoke_version(version)
-        print(f"{version}: {version.state}")
-        return 0 if passed else 1
+        BotVersion.objects.filter(pk=version.pk).update(state=BotVersion.PENDING)
+        match = start_check(version)
+        print(f"{version}: check match {match.pk} scheduled")
+        return 0
     call_command("migrate", verbosity=0)
-    from bots_sdk.sandbox import support
+    from arena.checks import sandbox_support
 
-    print(support().describe(), file=sys.stderr, flush=True)  # whether uploads are open, and why
+    print(sandbox_support()[1], file=sys.stderr, flush=True)  # whether uploads are open, and why
     address = f"{args.host}:{args.port}"
     if importlib.util.find_spec("gunicorn"):
         os.execvp(sys.executable, [sys.executable, "-m", "gunicorn", "webui.wsgi:application",

@@ -14,7 +14,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 
-from arena.models import GAME_CHOICES
+from arena.games import game_choices
 
 ZIP_TOTAL_LIMIT = 2 * 1024 * 1024
 ZIP_MEMBER_LIMIT = 200
@@ -42,7 +42,7 @@ def clean_bot_name(name: str) -> str:
 
 class RemoteBotForm(forms.Form):
     name = forms.CharField(max_length=64)
-    game = forms.ChoiceField(choices=GAME_CHOICES)
+    game = forms.ChoiceField(choices=game_choices)
 
     def clean_name(self) -> str:
         return clean_bot_name(self.cleaned_data["name"])
@@ -150,7 +150,7 @@ def bot_package(filename: str, data: bytes) -> BotPackage:
 
 class UploadForm(forms.Form):
     name = forms.CharField(max_length=64, help_text="a new name creates a bot; an existing one adds a version")
-    game = forms.ChoiceField(choices=GAME_CHOICES)
+    game = forms.ChoiceField(choices=game_choices)
     file = forms.FileField(help_text="a .py file, or a .zip holding one Bot subclass")
 
     def clean_name(self) -> str:

@@ -27,22 +27,26 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from arena.models import GAME_CHOICES, ApiToken, Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory, Tournament
+from arena.checks import sandbox_support, start_check
+from arena.games import game_choices
+from arena.live import live_frames
+from arena.models import ApiToken, Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory, Tournament
 
 from .forms import RemoteBotForm, SignUpForm, UploadForm
 
-GAMES = dict(GAME_CHOICES)
 PAGE_SIZE = 25
 UPLOADS_PER_HOUR = 10
 LOG_LINES_LIMIT = 500
 LOG_MATCHES = 10
 
 
+def game_names() -> dict[str, str]:
+    return dict(game_choices())
+
+
 def uploads_allowed() -> bool:
     """Uploads open where the sandbox runs (or the operator allowed its weak mode)."""
-    from bots_sdk.sandbox import support
-
-    return support().mode != "refused"
+    return sandbox_support()[0]
 
 
 def uploads_per_hour() -> int:
@@ -50,7 +54,7 @@ def uploads_per_hour() -> int:
 
 
 def game_or_404(game: str) -> str:
-    if game not in GAMES:
+    if game not in game_names():
         raise Http404("unknown game")
     return game
 
@@ -78,7 +82,7 @@ def match_rows(matches) -> list[dict[str, Any]]:
     rows = []
     for match in matches:
         seats = list(match.seats.all())
-        rows.append({"match": match, "seats": seats, "game_name": GAMES.get(match.game, match.game)})
+        rows.append({"match": match, "seats": seats, "game_name": game_names().get(match.game, match.game)})
     return rows
 
 
@@ -91,7 +95,7 @@ def home(request):
     current = Tournament.objects.filter(status__in=[Tournament.CREATED, Tournament.RUNNING]).order_by("-created")[:10]
     recent = seats_prefetch(Match.objects.filter(status=Match.FINISHED).order_by("-finished"))[:10]
     return render(request, "webui/home.html", {
-        "games": GAME_CHOICES, "tournaments": current, "recent": match_rows(recent),
+        "games": game_choices(), "tournaments": current, "recent": match_rows(recent),
     })
 
 
@@ -172,7 +176,7 @@ def ladder(request, game: str):
         columns.append({"label": label, "href": "?" + urlencode({"ladder": key, "sort": flip + key_name}),
                         "mark": ("▲" if descending else "▼") if column == key_name else ""})
     return render(request, "webui/ladder.html", {
-        "game": game, "game_name": GAMES[game], "ladder_key": key, "ladder_keys": keys, "standard": standard,
+        "game": game, "game_name": game_names()[game], "ladder_key": key, "ladder_keys": keys, "standard": standard,
         "page": page, "sort": sort_text, "columns": columns,
         "query": urlencode({"ladder": key, "sort": sort_text}) + "&", "has_solo": game == "tussie-mussie" or Match.objects.filter(game=game, variant="solo").exists(),
     })
@@ -196,7 +200,7 @@ def solo_scores(request, game: str):
                                       score__isnull=False)
              .select_related("match", "bot_version__bot__owner").order_by("-score", "match__finished", "pk"))
     page = Paginator(seats, PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "webui/solo.html", {"game": game, "game_name": GAMES[game], "page": page})
+    return render(request, "webui/solo.html", {"game": game, "game_name": game_names()[game], "page": page})
 
 
 # ---------------------------------------------------------------------- bots
@@ -264,6 +268,9 @@ def bot_log_lines(bot: Bot) -> list[dict[str, Any]]:
 def bot_page(request, bot_id: int):
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
     versions = list(bot.versions.order_by("-number"))
+    checks = {m.check_of_id: m.pk for m in Match.objects.filter(check_of__bot=bot).only("pk", "check_of_id").order_by("pk")}
+    for version in versions:  # the latest check match of each version, to follow it
+        version.check_match = checks.get(version.pk)
     ratings = list(Rating.objects.filter(bot_version__bot=bot).select_related("bot_version")
                    .annotate(points=Count("history")).order_by("-points", "ladder"))
     ladders = sorted({r.ladder for r in ratings})
@@ -277,9 +284,10 @@ def bot_page(request, bot_id: int):
     recent = seats_prefetch(Match.objects.filter(seats__bot_version__bot=bot).distinct().order_by("-created"))[:20]
     is_owner = owns(request.user, bot)
     context = {
-        "bot": bot, "versions": versions, "game_name": GAMES.get(bot.game, bot.game), "ladders": ladders,
+        "bot": bot, "versions": versions, "game_name": game_names().get(bot.game, bot.game), "ladders": ladders,
         "ladder_key": chosen, "chart": rating_chart(points), "ratings": ratings, "current": current,
         "recent": match_rows(recent), "is_owner": is_owner,
+        "checking": any(v.state == BotVersion.PENDING for v in versions),
     }
     if is_owner:
         context["tokens"] = list(bot.tokens.order_by("-created"))
@@ -292,7 +300,7 @@ def bot_page(request, bot_id: int):
 def my_bots(request):
     bots = (Bot.objects.filter(owner=request.user).annotate(version_count=Count("versions"), last=Max("versions__number"))
             .order_by("game", "name"))
-    return render(request, "webui/my_bots.html", {"bots": bots, "games": GAMES})
+    return render(request, "webui/my_bots.html", {"bots": bots, "games": game_names()})
 
 
 @owner_only
@@ -388,12 +396,9 @@ def upload(request):
             version = BotVersion.objects.create(
                 bot=bot, number=number, spec=f"{path}:{form.package.class_name}",
                 sha256=hashlib.sha256(form.raw).hexdigest(), state=BotVersion.PENDING)
-        from .smoke import smoke_version
-
-        if smoke_version(version):
-            messages.info(request, f"Version {number} passed its smoke match and is active.")
-        else:
-            messages.error(request, f"Version {number} failed its smoke match: see its report.")
+            start_check(version)  # played by a worker once this commits: the upload returns at once
+        messages.info(request, f"Version {number} is pending: its check match is being played. "
+                               "This page shows the verdict when it is in.")
         return redirect("bot", bot_id=bot.pk)
     status = 400 if request.method == "POST" else 200
     return render(request, "webui/upload.html", {"form": form, "limited": limited, "per_hour": uploads_per_hour(),
@@ -420,7 +425,7 @@ def tournament_list(request):
                                                entrants=Count("entries", distinct=True))
                    .order_by("-created"))
     page = Paginator(tournaments, PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "webui/tournaments.html", {"page": page, "games": GAMES})
+    return render(request, "webui/tournaments.html", {"page": page, "games": game_names()})
 
 
 def crosstable(tournament: Tournament, labels: list[str]) -> list[dict[str, Any]]:
@@ -461,7 +466,7 @@ def tournament_page(request, tournament_id: int):
     done = tournament.matches.filter(status__in=[Match.FINISHED, Match.ABORTED]).count()
     matches = seats_prefetch(tournament.matches.select_related("round").order_by("round__number", "pk"))
     return render(request, "webui/tournament.html", {
-        "tournament": tournament, "game_name": GAMES.get(tournament.game, tournament.game), "standings": rows,
+        "tournament": tournament, "game_name": game_names().get(tournament.game, tournament.game), "standings": rows,
         "crosstable": crosstable(tournament, labels), "labels": labels, "rounds": rounds,
         "total": total, "done": done, "percent": round(100 * done / total) if total else 0,
         "matches": match_rows(matches[:200]),
@@ -475,7 +480,7 @@ def match_page(request, match_id: int):
     has_replay = (bool(match.replay_path) and Path(match.replay_path).is_file()) or \
         match.status in (Match.SCHEDULED, Match.RUNNING)
     return render(request, "webui/match.html", {
-        "match": match, "seats": seats, "game_name": GAMES.get(match.game, match.game), "has_replay": has_replay,
+        "match": match, "seats": seats, "game_name": game_names().get(match.game, match.game), "has_replay": has_replay,
         "replay_url": reverse("replay_json", args=[match.pk]), "download_url": reverse("replay_download", args=[match.pk]),
         "result_json": json.dumps(match.result, indent=1, sort_keys=True) if match.result else "",
     })
@@ -488,14 +493,24 @@ def live_header(match: Match) -> dict:
                                               "attributes": s.attributes} for s in seats]}
 
 
+def live_public_frames(match_id: int) -> list:
+    """A running match's public frames so far, as the arena keeps them in Redis (none if Redis
+    cannot be reached or the oldest frames were trimmed)."""
+    try:
+        first, frames = live_frames(match_id)
+    except Exception:  # noqa: BLE001 - the page still shows the match, without its frames
+        return []
+    return frames if first == 0 else []
+
+
 def visible_replay(request, match: Match) -> dict:
     """What this user may see of a match's replay: while the match is not finished, the header
     (without the seed) and the public views; once finished, everything, with the bot logs of the
     seats whose bot the user owns (staff: all of them)."""
     replay = read_replay_file(match.replay_path)
     live = match.status in (Match.SCHEDULED, Match.RUNNING)
-    if replay is None and live:  # nothing recorded yet: the header from the match record
-        replay = {"header": live_header(match), "public": []}
+    if replay is None and live:  # nothing recorded yet: the header from the match record, the frames so far
+        replay = {"header": live_header(match), "public": live_public_frames(match.pk)}
     if replay is None:
         raise Http404("no replay for this match")
     if match.status != Match.FINISHED:
@@ -503,7 +518,9 @@ def visible_replay(request, match: Match) -> dict:
         header["live"] = live
         return {"header": header, "public": replay.get("public", [])}
     visible = {k: v for k, v in replay.items() if k != "bot_logs"}
-    logs = replay.get("bot_logs") or []
+    logs = list(replay.get("bot_logs") or [])
+    logs += [{"seat": e["seat"], "decision": None, "step": len(replay.get("log", [])), "line": e["line"]}
+             for e in (match.result or {}).get("sandbox_logs", [])]  # the sandbox's verdicts
     if request.user.is_authenticated and request.user.is_staff:
         visible["bot_logs"] = logs
     else:

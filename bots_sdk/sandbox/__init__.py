@@ -1,11 +1,12 @@
-"""Running an untrusted bot: one sandbox per bot per match (see ``docs/security.md``).
+"""Running an untrusted bot: a sandbox per bot, for one match or a few (see ``docs/security.md``).
 
-``Sandbox(spec, referee_socket, seat_token).start()`` runs ``python -m bots_sdk connect`` for the
-bot inside the isolation of ``launch.py`` (namespaces, uid nobody, read-only minimal root) and a
+``Sandbox(spec, referee_socket).start()`` runs ``python -m bots_sdk serve-seats`` for the bot
+inside the isolation of ``launch.py`` (namespaces, uid nobody, read-only minimal root) and a
 cgroup of its own (``cgroups.py``), with the limits of ``limits.py``; ``close()`` kills every
-process it started and reports what happened. ``support()`` (``support.py``) says once per process
-what this machine allows; where the full isolation is refused, uploaded bots run only if the
-operator sets ``PARLOUR_SANDBOX=weak`` (rlimits, an emptied environment, a new session and, where
+process it started and reports what happened. ``feed(token)`` hands the bot its next seat on its
+stdin (a seat token never appears on a command line); a sandbox made with a ``seat_token`` is fed
+that one and plays one match. ``support()`` (``support.py``) says once per process what this
+machine allows; where the full isolation is refused, uploaded bots run only if the operator sets ``PARLOUR_SANDBOX=weak`` (rlimits, an emptied environment, a new session and, where
 the kernel allows, no network; the bot's uid is kept); ``PARLOUR_SANDBOX=off`` runs no uploaded
 bot anywhere.
 """
@@ -93,9 +94,9 @@ class _BoundedReader(threading.Thread):
 
 
 class Sandbox:
-    """One bot's sandbox for one match."""
+    """One bot's sandbox: one match (made with its ``seat_token``) or several, fed one by one."""
 
-    def __init__(self, spec: str | None, referee_socket: str | None, seat_token: str,
+    def __init__(self, spec: str | None, referee_socket: str | None, seat_token: str | None = None,
                  limits: SandboxLimits | None = None, bot_root: str | None = None,
                  command: list[str] | None = None) -> None:
         self.limits = limits or SandboxLimits()
@@ -107,6 +108,7 @@ class Sandbox:
         self.cgroup: SandboxCgroup | None = None
         self.mode = "full"
         self._readers: list[_BoundedReader] = []
+        self.seats_fed = 0
 
     # -------------------------------------------------------------------------------- the command
     def _bot_files(self) -> tuple[Path, str]:
@@ -122,9 +124,9 @@ class Sandbox:
                                      f"{self.limits.bot_bytes // MiB} MiB limit: give the bot a folder of its own")
         return root, f"/bot/{path.relative_to(root)}:{class_name}"
 
-    def _connect_command(self, spec: str, folders: list[str], socket: str) -> list[str]:
-        command = [sys.executable, "-I", "-m", "bots_sdk", "connect", spec, "--referee", f"unix:{socket}",
-                   f"--seat-token={self.seat_token}", "--capture-output", str(self.limits.output_bytes)]
+    def _serve_command(self, spec: str, folders: list[str], socket: str) -> list[str]:
+        command = [sys.executable, "-I", "-m", "bots_sdk", "serve-seats", spec, "--referee", f"unix:{socket}",
+                   "--capture-output", str(self.limits.output_bytes)]
         for folder in folders:
             command += ["--path", folder]
         return command
@@ -143,12 +145,24 @@ class Sandbox:
             reader = _BoundedReader(stream, self.limits.output_bytes)
             reader.start()
             self._readers.append(reader)
+        if self.seat_token is not None and self.command is None:  # one match: fed, then no more
+            self.feed(self.seat_token)
+            self.process.stdin.close()
+
+    def feed(self, seat_token: str) -> None:
+        """Give the bot its next seat to play (it plays its seats one after another)."""
+        self.process.stdin.write(seat_token.encode() + b"\n")
+        self.process.stdin.flush()
+        self.seats_fed += 1
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
 
     def _start_full(self) -> None:
         if self.command is None:
             bot_dir, spec = self._bot_files()
             folder = str(Path(spec.rpartition(":")[0]).parent)
-            command = self._connect_command(spec, list(dict.fromkeys([folder, "/bot"])), SANDBOX_SOCKET)
+            command = self._serve_command(spec, list(dict.fromkeys([folder, "/bot"])), SANDBOX_SOCKET)
         else:
             bot_dir, command = None, self.command
         self.cgroup = SandboxCgroup(self.name, self.limits.memory_bytes, self.limits.processes, self.limits.cpus)
@@ -163,14 +177,17 @@ class Sandbox:
             "seccomp": list(seccomp.DENIED) if seccomp.available() else [],
             "command": command,
             "env": dict(EMPTIED_ENV, HOME="/tmp"),
+            "keep_stdin": self.command is None,  # the seat tokens follow the config line
         }
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-I", "-m", "bots_sdk.sandbox.launch"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                 env=EMPTIED_ENV, cwd="/")
-            self.process.stdin.write(json.dumps(config).encode())
-            self.process.stdin.close()
+            self.process.stdin.write(json.dumps(config).encode() + b"\n")
+            self.process.stdin.flush()
+            if self.command is not None:
+                self.process.stdin.close()
         except BaseException:
             self.close()
             raise
@@ -180,7 +197,7 @@ class Sandbox:
         path = Path(path_text).resolve()
         roots = [str(Path(self.bot_root).resolve())] if self.bot_root else []
         folders = list(dict.fromkeys([str(path.parent), *roots]))
-        command = self._connect_command(f"{path}:{class_name}", folders, self.referee_socket)
+        command = self._serve_command(f"{path}:{class_name}", folders, self.referee_socket)
         # no cgroup here: the address space is the nearest limit (loose, since gRPC reserves much
         # virtual memory it never touches)
         rlimits = dict(self.limits.rlimits(), RLIMIT_AS=4 * self.limits.memory_bytes)
@@ -193,7 +210,7 @@ class Sandbox:
             set_rlimits(rlimits)
 
         self.process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             start_new_session=True, preexec_fn=limit, cwd=str(path.parent),
             env=dict(EMPTIED_ENV, HOME=str(path.parent)))
 
@@ -205,6 +222,11 @@ class Sandbox:
 
     def close(self) -> SandboxReport:
         """Kill everything the bot started (its whole cgroup, or its session in weak mode)."""
+        if self.process is not None and self.process.stdin and not self.process.stdin.closed:
+            try:
+                self.process.stdin.close()
+            except OSError:  # the bot's end is gone already
+                pass
         code = None if self.process is None else self.process.poll()
         running = self.process is not None and code is None
         if running or (self.process is not None and self.mode == "weak"):  # a session outlives its leader

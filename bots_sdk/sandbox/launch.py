@@ -1,8 +1,10 @@
-"""The sandbox's launcher: ``python -I -m bots_sdk.sandbox.launch`` reads one JSON config on stdin
-and runs the bot's command inside fresh namespaces with an unprivileged uid.
+"""The sandbox's launcher: ``python -I -m bots_sdk.sandbox.launch`` reads one JSON config line on
+stdin and runs the bot's command inside fresh namespaces with an unprivileged uid.
 
 Runs as root (the runner starts it; nothing of the bot has run yet). The steps, in order:
 
+0. read the config, the first line of stdin (the rest, with ``keep_stdin``, is the bot's: its seat
+   tokens, never on a command line);
 1. join the cgroups the runner made for this sandbox (every later process inherits them);
 2. ``unshare`` new mount, PID, network, IPC, UTS and cgroup namespaces, then fork: the child is
    PID 1 of the new PID namespace, the sandbox's *init* (when it dies the kernel kills every process
@@ -179,11 +181,23 @@ def run_init(config: dict[str, Any]) -> int:
             return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
+def read_config() -> dict[str, Any]:
+    """The config is the first line on stdin, read a byte at a time so that nothing after it is
+    taken: with ``keep_stdin`` the rest of stdin is the bot's (a warm bot reads its seat tokens
+    there), else the bot's stdin is /dev/null."""
+    line = bytearray()
+    while (byte := os.read(0, 1)) not in (b"", b"\n"):
+        line += byte
+    config = json.loads(line)
+    if not config.get("keep_stdin"):
+        fd = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(fd, 0)
+        os.close(fd)
+    return config
+
+
 def main() -> int:
-    config = json.loads(sys.stdin.read())
-    fd = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(fd, 0)
-    os.close(fd)
+    config = read_config()
     if config["seccomp"] and not seccomp.available():  # loaded now: the sandbox has no ldconfig
         print("sandbox: libseccomp is not installed", file=sys.stderr, flush=True)
         return LAUNCH_FAILED

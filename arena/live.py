@@ -1,0 +1,108 @@
+"""Live matches in Redis: where any web process reads a running match without speaking gRPC.
+
+For each match being played, the runner appends the public replay frames as the referee streams
+them (``{"k": view}`` keyframes and ``{"d": delta}`` deltas, exactly the replay's ``public`` list)
+to a capped list, and announces each batch on a channel:
+
+- ``parlour:live:<match id>:frames`` — a list of JSON frames, frame i is step i (while the list
+  holds fewer than ``FRAME_CAP``; past that the oldest are trimmed and ``:first`` says which step
+  the list starts at);
+- ``parlour:live:<match id>`` — a pub/sub channel: ``{"first": step, "count": n}`` per batch, then
+  ``{"end": status}``;
+- ``parlour:live`` — a set of the matches being played now.
+
+Once the match is recorded (its replay on disk), the keys expire after ``EXPIRE_AFTER_STORED``
+seconds: long enough for a page that was following it to switch to the stored replay.
+"""
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from typing import Any
+
+import redis
+
+FRAME_CAP = int(os.environ.get("PARLOUR_LIVE_FRAME_CAP", 20_000))
+EXPIRE_AFTER_STORED = 120  # seconds
+EXPIRE_RUNNING = 6 * 3600  # a safety net: a worker that died mid-match leaves nothing for ever
+PLAYING = "parlour:live"
+
+
+def frames_key(match_id: int) -> str:
+    return f"parlour:live:{match_id}:frames"
+
+
+def first_key(match_id: int) -> str:
+    return f"parlour:live:{match_id}:first"
+
+
+def channel(match_id: int) -> str:
+    return f"parlour:live:{match_id}"
+
+
+@lru_cache(maxsize=4)
+def _connect(url: str) -> redis.Redis:
+    if url.startswith("redis+socket://"):  # kombu's spelling of a Unix socket (the private Redis)
+        return redis.Redis(unix_socket_path=url[len("redis+socket://"):])
+    return redis.Redis.from_url(url)
+
+
+def connection() -> redis.Redis:
+    """The platform's Redis (the Celery broker's)."""
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        from django.conf import settings
+
+        url = settings.CELERY_BROKER_URL
+    return _connect(url)
+
+
+class LiveMatch:
+    """The runner's side: publish one match's frames as they come."""
+
+    def __init__(self, match_id: int, client: redis.Redis | None = None) -> None:
+        self.match_id = match_id
+        self.redis = client or connection()
+        pipe = self.redis.pipeline()
+        pipe.delete(frames_key(match_id), first_key(match_id))  # a replayed task starts afresh
+        pipe.sadd(PLAYING, match_id)
+        pipe.execute()
+
+    def add(self, first_step: int, frames: list[str]) -> None:
+        key = frames_key(self.match_id)
+        pipe = self.redis.pipeline()
+        pipe.rpush(key, *frames)
+        end = first_step + len(frames)
+        if end > FRAME_CAP:
+            pipe.ltrim(key, -FRAME_CAP, -1)
+            pipe.set(first_key(self.match_id), end - FRAME_CAP)
+        pipe.expire(key, EXPIRE_RUNNING)
+        pipe.publish(channel(self.match_id), json.dumps({"first": first_step, "count": len(frames)}))
+        pipe.execute()
+
+
+def recorded(match_id: int, status: str, client: redis.Redis | None = None) -> None:
+    """The match is recorded (its replay stored): announce it, and let its frames expire soon."""
+    pipe = (client or connection()).pipeline()
+    pipe.publish(channel(match_id), json.dumps({"end": status}))
+    pipe.expire(frames_key(match_id), EXPIRE_AFTER_STORED)
+    pipe.expire(first_key(match_id), EXPIRE_AFTER_STORED)
+    pipe.srem(PLAYING, match_id)
+    pipe.execute()
+
+
+def live_frames(match_id: int, start: int = 0, client: redis.Redis | None = None) -> tuple[int, list[Any]]:
+    """The frames of a running match from step ``start`` on (or from the oldest kept one):
+    (the step of the first frame returned, the frames)."""
+    r = client or connection()
+    first = int(r.get(first_key(match_id)) or 0)
+    offset = max(0, start - first)
+    raw = r.lrange(frames_key(match_id), offset, -1)
+    return first + offset, [json.loads(frame) for frame in raw]
+
+
+def playing_now(client: redis.Redis | None = None) -> set[int]:
+    """The ids of the matches whose frames are being published now."""
+    r = client or connection()
+    return {int(m) for m in r.smembers(PLAYING)}
