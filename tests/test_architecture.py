@@ -43,3 +43,42 @@ def test_sdk_imports_no_grpc_at_play_time() -> None:
     code = ("import sys, bots_sdk.cli, bots_sdk.local, referee.replay; "
             "sys.exit(1 if 'grpc' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
+
+
+def test_the_web_never_imports_the_referee_or_the_sdk() -> None:
+    """The site shows replays from their recorded views and asks the arena for the rest (games,
+    live frames, checks): it never plays a match nor speaks gRPC (DESIGN.md)."""
+    for path, names in imports_of("webui").items():
+        if "tests" in path.relative_to(ROOT).parts:
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            assert top not in ("referee", "bots_sdk", "grpc", "parlour"), f"{path}: imports {name}"
+
+
+def test_only_the_arena_runner_plays_recorded_matches() -> None:
+    """One road: the operator's client is used by the arena's runner (and its pool of warm bots),
+    never by the rest of the arena or the web."""
+    for folder in ("arena", "webui"):
+        for path, names in imports_of(folder).items():
+            if path.name in ("runner.py", "bot_pool.py", "platform.py"):
+                continue
+            assert "referee.client" not in names, f"{path}: imports referee.client"
+
+
+def test_the_arena_has_no_import_circles() -> None:
+    """Within arena/, module imports (at any depth of the code) form no cycle."""
+    import networkx
+
+    graph = networkx.DiGraph()
+    for path, _ in imports_of("arena").items():
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        graph.add_node(module)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                package = module.rsplit(".", 1)[0] if path.name != "__init__.py" else module
+                target = f"{package}.{node.module}" if node.module else package
+                for alias in node.names if not node.module else [None]:
+                    graph.add_edge(module, target if alias is None else f"{package}.{alias.name}")
+    cycles = list(networkx.simple_cycles(graph))
+    assert not cycles, cycles
