@@ -123,3 +123,38 @@ def test_sandboxed_needs_the_referee_and_an_allowed_sandbox(tmp_path: Path) -> N
     assert done.returncode == 2, done.stderr
     assert "sandbox: unavailable (the operator turned uploaded bots off" in done.stderr
     assert "imported outside the sandbox" not in done.stderr  # the file is never imported here
+
+
+def test_games_prints_a_table_and_json_on_request(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "160")  # rich wraps cells to the terminal's width
+    assert main(["games"]) == 0
+    table = capsys.readouterr().out
+    for game in ("Tussie Mussie", "Tricky Twist", "Misty", "Bszzzz!"):
+        assert game in table
+    assert "solo" in table and "beginner" in table and "total" in table
+    assert "3, 4, 5, 6" in table and "marigold_gap = close" in table and "(disjoint, overlapping)" in table
+    assert main(["games", "--json"]) == 0
+    games = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {g["id"] for g in games} == {"tussie-mussie", "tricky-twist", "misty", "bszzzz"}
+    solo = next(v for g in games for v in g["variants"] if v["name"] == "solo")
+    assert solo["players"] == [1]
+
+
+def test_tournament_create_numbers_repeated_house_bots(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env["PARLOUR_HOME"] = str(tmp_path)
+
+    def arena(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, env=env,
+                              timeout=120)
+
+    done = arena("tournament", "create", "tussie-mussie", "--format", "swiss", "--bots", "greedy,random,random")
+    assert done.returncode == 0, done.stderr
+    assert "3 entrants: greedy, random, random#2" in done.stdout
+    standings = json.loads(arena("tournament", "standings", "1", "--json").stdout)
+    assert sorted(row["label"] for row in standings["standings"]) == ["greedy", "random", "random#2"]
+    # an explicit random#2 keeps its name; the repeat takes the next free number
+    done = arena("tournament", "create", "tussie-mussie", "--format", "swiss", "--bots", "random,random,random#2")
+    assert "3 entrants: random, random#3, random#2" in done.stdout
+    done = arena("tournament", "create", "tussie-mussie", "--format", "swiss", "--bots", "random")
+    assert done.returncode == 2 and "at least two entrants" in done.stderr

@@ -687,7 +687,7 @@ def _render_summary(summary: dict, detailed: bool) -> dict:
 GAME = GameDescription(
     id="bszzzz",
     name="Bszzzz!",
-    engine_version="1",
+    engine_version="1.0.0",
     variants={
         "standard": Variant("standard", (3, 4, 5, 6), OPTIONS, doc="turn order; the turn seat must play"),
         "total": Variant("total", (3, 4, 5, 6), OPTIONS,
