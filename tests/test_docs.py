@@ -172,3 +172,19 @@ def test_the_status_table_rows_are_the_provoked_ones() -> None:
 @pytest.mark.parametrize("call, code", sorted(PROVOKE))
 def test_the_referee_returns_the_documented_code(referee, call, code) -> None:
     assert PROVOKE[call, code](referee) == getattr(grpc.StatusCode, code)
+
+
+# ---------------------------------------------------------------------- docs/rules/<game>.md
+@pytest.mark.parametrize("game_id", ["tussie-mussie", "tricky-twist", "misty", "bszzzz"])
+def test_each_game_has_its_rules_page_with_the_engine_version_variants_and_options(game_id) -> None:
+    from referee.games import GAMES
+
+    game = GAMES[game_id]
+    text = (ROOT / "docs" / "rules" / f"{game_id}.md").read_text()
+    assert text.startswith(f"# {game.name} (`{game_id}`, engine {game.engine_version})")
+    for variant in game.variants.values():
+        assert variant.name == "standard" or f"variant={variant.name}" in text
+        for option in variant.options:
+            default = str(option.default).lower() if isinstance(option.default, bool) else str(option.default)
+            assert f"`{option.name}` = `{default}` (default)" in text, option.name
+    assert "Default action" in text and "../shared" not in text
