@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     create = tournament.add_parser("create", help="create a tournament")
     create.add_argument("game")
     create.add_argument("--format", required=True, choices=["swiss", "round-robin"])
-    create.add_argument("--bots", required=True, help="comma-separated: random, greedy, random#2, bot ids")
+    create.add_argument("--bots", required=True, help="comma-separated: random, greedy (repeats become random#2, ...), bot names or ids")
     create.add_argument("--variant", default="standard")
     create.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     create.add_argument("--rounds", type=int)
@@ -91,7 +91,8 @@ def cmd_create(args: argparse.Namespace) -> int:
                                    table_size=args.table_size, duplicate=args.duplicate, seed=args.seed,
                                    name=args.name)
     print(f"tournament {tournament.pk} created: {tournament.name} ({tournament.game}, {tournament.format}, "
-          f"{tournament.rounds} rounds, tables of {tournament.table_size}, {tournament.entries.count()} entrants)")
+          f"{tournament.rounds} rounds, tables of {tournament.table_size}, {tournament.entries.count()} entrants: "
+          f"{', '.join(tournament.entries.order_by('pk').values_list('label', flat=True))})")
     return 0
 
 

@@ -40,6 +40,24 @@ def entrant_version(game: str, label: str) -> BotVersion:
     return version
 
 
+def number_repeated_house_bots(labels: list[str]) -> list[str]:
+    """Each repeat of a house bot becomes its own entrant: random, random, random -> random, random#2,
+    random#3 (skipping numbers named explicitly). A registered bot may be named once only."""
+    given = set(labels)
+    seen: set[str] = set()
+    numbered = []
+    for label in labels:
+        base = label.split("#", 1)[0]
+        if label in seen:
+            if base not in HOUSE_SPECS:
+                raise TournamentError(f"{label!r} is named twice: a registered bot enters a tournament once")
+            label = next(f"{base}#{k}" for k in range(2, len(labels) + 2)
+                         if f"{base}#{k}" not in given | seen)
+        seen.add(label)
+        numbered.append(label)
+    return numbered
+
+
 def create_tournament(game: str, format: str, bots: list[str], *, variant: str = "standard",
                       options: dict[str, Any] | None = None, rounds: int | None = None,
                       table_size: int | None = None, duplicate: bool = False, seed: int | None = None,
@@ -57,8 +75,9 @@ def create_tournament(game: str, format: str, bots: list[str], *, variant: str =
         raise TournamentError(str(exc)) from None
     if format not in (Tournament.SWISS, Tournament.ROUND_ROBIN):
         raise TournamentError(f"unknown format {format!r} (allowed: swiss, round-robin)")
-    if len(bots) < 2 or len(set(bots)) != len(bots):
-        raise TournamentError("a tournament needs at least two entrants, each named once (random, random#2, ...)")
+    bots = number_repeated_house_bots(bots)
+    if len(bots) < 2:
+        raise TournamentError("a tournament needs at least two entrants")
     try:
         versions = [entrant_version(game, label) for label in bots]
     except UnknownBotError as exc:

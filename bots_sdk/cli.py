@@ -108,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.set_defaults(run=run_replay_show)
 
     games = commands.add_parser("games", help="list the games, variants and options")
+    games.add_argument("--json", action="store_true", help="one JSON object per game instead of the table")
     games.set_defaults(run=run_games)
 
     demo = commands.add_parser("demo", help="a small local tournament of the house bots")
@@ -403,9 +404,31 @@ def run_serve_remote(args: argparse.Namespace) -> int:
 
 
 def run_games(args: argparse.Namespace) -> int:
+    if args.json:
+        for game in GAMES.values():
+            print(json.dumps(game.to_json()))
+        return 0
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title="Parlour games (options: name = default (allowed values))", show_lines=True)
+    for column in ("game", "variant", "players", "options", "about"):
+        table.add_column(column, overflow="fold")
     for game in GAMES.values():
-        print(json.dumps(game.to_json()))
+        for index, variant in enumerate(game.variants.values()):
+            name = f"{game.name}\n{game.id} {game.engine_version}" if index == 0 else ""
+            default = " (default)" if variant.name == game.default_variant else ""
+            options = "\n".join(f"{o.name} = {option_text(o.default)} ({o.allowed()})" for o in variant.options)
+            table.add_row(escape(name), variant.name + default, ", ".join(map(str, variant.player_counts)),
+                          escape(options) or "-", escape(variant.doc))
+    Console().print(table)
     return 0
+
+
+def option_text(value: Any) -> str:
+    """An option value as the command line takes it (--option KEY=VALUE)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def run_demo(args: argparse.Namespace) -> int:

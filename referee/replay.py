@@ -139,13 +139,22 @@ class Step:
     state: GameState
 
 
+def same_version(recorded: Any, current: str) -> bool:
+    """Versions compare as semver triples: Bszzzz's replays made before the engines agreed on
+    "1.0.0"-style versions say "1", and "1" is "1.0.0"."""
+    def triple(version: Any) -> tuple[str, ...]:
+        parts = str(version).split(".")
+        return tuple(parts + ["0"] * (3 - len(parts)))
+    return recorded is not None and triple(recorded) == triple(current)
+
+
 class Resimulation:
     """Re-plays a log from the header's seed, checking every entry against the fault policy
     (a default action needs a fault, an autopilot a forfeited seat, and so on)."""
 
     def __init__(self, header: dict[str, Any], log: list[dict[str, Any]]) -> None:
         game = get_game(header["game"])
-        if header.get("engine_version") != game.engine_version:
+        if not same_version(header.get("engine_version"), game.engine_version):
             raise ReplayError(
                 f"replay made by {header['game']} engine {header.get('engine_version')}, "
                 f"this is {game.engine_version}"

@@ -70,6 +70,7 @@ class Seat:
     def attach(self) -> tuple[int, asyncio.Queue]:
         if self.outbox is not None:
             self.outbox.put_nowait(None)  # a resumed seat closes the stream it replaces
+            self.inbox.put_nowait((time.monotonic(), None))  # and a pending decision goes to the new one
         self.generation += 1
         self.outbox = asyncio.Queue()
         self.inbox = asyncio.Queue()
@@ -99,6 +100,7 @@ class Room:
     remote_bots: list[str]
     versions: list[str]  # per seat, for the replay header
     public: list[dict] = field(default_factory=list)  # the public view after every step
+    first_step: int = 0  # the step of public[0] (a finished match keeps only its last view)
     watchers: list[asyncio.Queue] = field(default_factory=list)
     finished: bool = False
     status: str = "waiting"
@@ -380,7 +382,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         view = room.match.state.public_view()
         for _ in range(steps):
             room.public.append(view)
-        event = referee_pb2.MatchEvent(protocol_version=PV, step=len(room.public) - 1,
+        event = referee_pb2.MatchEvent(protocol_version=PV, step=room.first_step + len(room.public) - 1,
                                        public_view=wire.observation_message(room.match.config.game, view))
         for queue in room.watchers:
             queue.put_nowait(event)
@@ -414,6 +416,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             # JSON as Python objects)
             room.replay_gz = await asyncio.to_thread(pack, replay)
             await asyncio.to_thread(self.store_replay, room.id, room.replay_gz)
+        room.first_step += len(room.public) - 1
         room.public = room.public[-1:]
         match.log = []
         match.on_step = None
@@ -421,7 +424,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         room.done.set()
         room.notify()
         self.forget_old_rooms()
-        event = referee_pb2.MatchEvent(protocol_version=PV, step=len(room.public) - 1, finished=True,
+        event = referee_pb2.MatchEvent(protocol_version=PV, step=room.first_step, finished=True,
                                        end=room.end_message)
         for queue in room.watchers:
             queue.put_nowait(event)
@@ -463,11 +466,11 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
         queue: asyncio.Queue = asyncio.Queue()
         game = room.match.config.game
-        for step, view in enumerate(list(room.public)):
+        for step, view in enumerate(list(room.public), room.first_step):
             yield referee_pb2.MatchEvent(protocol_version=PV, step=step,
                                          public_view=wire.observation_message(game, view))
         if room.finished:
-            yield referee_pb2.MatchEvent(protocol_version=PV, step=len(room.public) - 1, finished=True,
+            yield referee_pb2.MatchEvent(protocol_version=PV, step=room.first_step, finished=True,
                                          end=room.end_message)
             return
         room.watchers.append(queue)

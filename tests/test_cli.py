@@ -123,3 +123,28 @@ def test_sandboxed_needs_the_referee_and_an_allowed_sandbox(tmp_path: Path) -> N
     assert done.returncode == 2, done.stderr
     assert "sandbox: unavailable (the operator turned uploaded bots off" in done.stderr
     assert "imported outside the sandbox" not in done.stderr  # the file is never imported here
+
+
+def test_games_prints_a_table_and_json_on_request(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "160")  # rich wraps cells to the terminal's width
+    assert main(["games"]) == 0
+    table = capsys.readouterr().out
+    for game in ("Tussie Mussie", "Tricky Twist", "Misty", "Bszzzz!"):
+        assert game in table
+    assert "solo" in table and "beginner" in table and "total" in table
+    assert "3, 4, 5, 6" in table and "marigold_gap = close" in table and "(disjoint, overlapping)" in table
+    assert main(["games", "--json"]) == 0
+    games = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {g["id"] for g in games} == {"tussie-mussie", "tricky-twist", "misty", "bszzzz"}
+    solo = next(v for g in games for v in g["variants"] if v["name"] == "solo")
+    assert solo["players"] == [1]
+
+
+def test_tournament_create_numbers_repeated_house_bots(tmp_path: Path) -> None:
+    """Each repeat of a house bot is its own entrant; a number named explicitly is skipped."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    done = subprocess.run([sys.executable, "-m", "arena", "tournament", "create", "tussie-mussie", "--format", "swiss",
+                           "--bots", "random,random,random#2,greedy,greedy"], capture_output=True, text=True,
+                          env={**env, "PARLOUR_HOME": str(tmp_path)}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "5 entrants: random, random#3, random#2, greedy, greedy#2" in done.stdout

@@ -1,9 +1,13 @@
-"""docs/security.md promises nothing a test does not check: every test it names exists."""
+"""The docs promise nothing a test does not check: every test docs/security.md names exists, and every
+status code docs/protocol.md's table names is one a real referee returns for that call."""
 from __future__ import annotations
 
 import ast
 import re
 from pathlib import Path
+
+import grpc
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = re.compile(r"`((?:tests|webui/tests)/[\w/]+\.py)((?:::\w+)+)`")
@@ -36,3 +40,151 @@ def test_every_test_named_in_the_threat_model_exists() -> None:
     hostile = {name for (name, *_) in defined_names(ROOT / "tests" / "test_sandbox.py") if name.startswith("test_")}
     named = {names.strip(":") for file, names in references if file == "tests/test_sandbox.py"}
     assert hostile - named == set()
+
+
+# ---------------------------------------------------------------------- docs/protocol.md's status codes
+STATUS_ROW = re.compile(r"^\| `(\w+)` \| `([A-Z_]+)` \|", re.MULTILINE)
+
+
+def status_table() -> set[tuple[str, str]]:
+    text = (ROOT / "docs" / "protocol.md").read_text()
+    section = text.split("\n## Status codes\n", 1)[1].split("\n## ", 1)[0]
+    return set(STATUS_ROW.findall(section))
+
+
+@pytest.fixture(scope="module")
+def referee(tmp_path_factory):
+    from referee_process import RefereeProcess
+
+    process = RefereeProcess(tmp_path_factory.mktemp("referee"), grace=1.0)
+    yield process
+    process.close()
+
+
+def rpc_error(call) -> grpc.StatusCode:
+    """The status code a unary call, or the first read of a stream, ends with."""
+    try:
+        result = call()
+        if hasattr(result, "__next__"):
+            next(result)
+    except grpc.RpcError as exc:
+        return exc.code()
+    raise AssertionError("the call succeeded")
+
+
+def play_raw(referee, messages: list[bytes]) -> grpc.StatusCode:
+    call = referee.channel.stream_stream("/parlour.v1.Referee/Play", request_serializer=lambda b: b,
+                                         response_deserializer=lambda b: b)
+    return rpc_error(lambda: call(iter(messages)))
+
+
+def bot_message(**kind) -> bytes:
+    from parlour.v1 import referee_pb2
+
+    return referee_pb2.BotMessage(**kind).SerializeToString()
+
+
+def provoke_create_match_permission_denied(referee) -> grpc.StatusCode:
+    from parlour.v1 import referee_pb2
+
+    request = referee_pb2.CreateMatchRequest(protocol_version=1, game="misty", seats=[referee_pb2.SeatSetup()] * 2)
+    return rpc_error(lambda: referee.stub.CreateMatch(request, metadata=[("authorization", "Bearer wrong")]))
+
+
+def provoke_create_match_invalid_argument(referee) -> grpc.StatusCode:
+    return rpc_error(lambda: referee.create("misty", 2, options={"round_cap": 99}))
+
+
+def provoke_play_invalid_argument(referee) -> grpc.StatusCode:
+    from parlour.v1 import referee_pb2
+
+    answer = bot_message(answer=referee_pb2.Answer(protocol_version=1, decision_id=1, index=0))
+    assert play_raw(referee, [b"\xff\x00 not a protobuf"]) == grpc.StatusCode.INVALID_ARGUMENT
+    return play_raw(referee, [answer])
+
+
+def provoke_play_unauthenticated(referee) -> grpc.StatusCode:
+    from parlour.v1 import referee_pb2
+
+    return play_raw(referee, [bot_message(hello=referee_pb2.Hello(protocol_version=1, seat_token="not-a-token"))])
+
+
+def provoke_play_ok(referee) -> grpc.StatusCode:
+    """A second Hello takes the seat over: the first stream ends OK, with no MatchEnd."""
+    from referee_process import RawSeat
+
+    created = referee.create("tussie-mussie", 2, seed=3)
+    first = RawSeat(referee.address, created.seat_tokens[0])
+    assert first.next().WhichOneof("message") == "start"
+    second = RawSeat(referee.address, created.seat_tokens[0])
+    assert second.next().start.resumed is True
+    assert first.next() is None and len(first.received) == 1
+    code = grpc.StatusCode.OK if first.error is None else first.error.code()
+    first.close()
+    second.close()
+    return code
+
+
+def provoke_connect_unauthenticated(referee) -> grpc.StatusCode:
+    from parlour.v1 import referee_pb2
+
+    return rpc_error(lambda: referee.stub.Connect(referee_pb2.ConnectRequest(protocol_version=1, api_token="wrong")))
+
+
+def provoke_list_connected_permission_denied(referee) -> grpc.StatusCode:
+    from parlour.v1 import referee_pb2
+
+    return rpc_error(lambda: referee.stub.ListConnected(referee_pb2.ListConnectedRequest(protocol_version=1)))
+
+
+def provoke_watch_match_not_found(referee) -> grpc.StatusCode:
+    from parlour.v1 import referee_pb2
+
+    return rpc_error(lambda: referee.stub.WatchMatch(referee_pb2.WatchMatchRequest(protocol_version=1,
+                                                                                   match_id="no-such-match")))
+
+
+def provoke_get_replay_not_found(referee) -> grpc.StatusCode:
+    from parlour.v1 import referee_pb2
+
+    return rpc_error(lambda: referee.stub.GetReplay(referee_pb2.GetReplayRequest(protocol_version=1,
+                                                                                 match_id="no-such-match")))
+
+
+PROVOKE = {
+    ("CreateMatch", "PERMISSION_DENIED"): provoke_create_match_permission_denied,
+    ("CreateMatch", "INVALID_ARGUMENT"): provoke_create_match_invalid_argument,
+    ("Play", "INVALID_ARGUMENT"): provoke_play_invalid_argument,
+    ("Play", "UNAUTHENTICATED"): provoke_play_unauthenticated,
+    ("Play", "OK"): provoke_play_ok,
+    ("Connect", "UNAUTHENTICATED"): provoke_connect_unauthenticated,
+    ("ListConnected", "PERMISSION_DENIED"): provoke_list_connected_permission_denied,
+    ("WatchMatch", "NOT_FOUND"): provoke_watch_match_not_found,
+    ("GetReplay", "NOT_FOUND"): provoke_get_replay_not_found,
+}
+
+
+def test_the_status_table_rows_are_the_provoked_ones() -> None:
+    """A row added to the table needs a way to provoke it here; a code provoked here is in the table."""
+    assert status_table() == set(PROVOKE)
+
+
+@pytest.mark.parametrize("call, code", sorted(PROVOKE))
+def test_the_referee_returns_the_documented_code(referee, call, code) -> None:
+    assert PROVOKE[call, code](referee) == getattr(grpc.StatusCode, code)
+
+
+# ---------------------------------------------------------------------- docs/rules/<game>.md
+@pytest.mark.parametrize("game_id", ["tussie-mussie", "tricky-twist", "misty", "bszzzz"])
+def test_each_game_has_its_rules_page_with_the_engine_version_variants_and_options(game_id) -> None:
+    from referee.games import GAMES
+
+    game = GAMES[game_id]
+    text = (ROOT / "docs" / "rules" / f"{game_id}.md").read_text()
+    assert text.startswith(f"# {game.name} (`{game_id}`, engine {game.engine_version})")
+    for variant in game.variants.values():
+        assert variant.name == "standard" or f"variant={variant.name}" in text
+        for option in variant.options:
+            default = str(option.default).lower() if isinstance(option.default, bool) else str(option.default)
+            assert f"`{option.name}` = `{default}` (default)" in text, option.name
+    assert "Default action" in text and "../shared" not in text

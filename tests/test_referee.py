@@ -220,6 +220,38 @@ def test_reconnect_within_the_grace_period_resumes(referee) -> None:
     second.close()
 
 
+def test_a_second_hello_on_a_live_seat_takes_it_over_with_the_pending_decision(referee) -> None:
+    """docs/protocol.md: the new stream gets MatchStart (resumed) and the pending decision again; the
+    old stream ends with no MatchEnd."""
+    created = referee.create("tussie-mussie", 2, seed=13)
+    other = bot_process(referee.address, created.seat_tokens[1])
+    first = RawSeat(referee.address, created.seat_tokens[0])
+    assert first.next().WhichOneof("message") == "start"
+    pending = first.next().decision
+    second = RawSeat(referee.address, created.seat_tokens[0])
+    assert second.next().start.resumed is True
+    assert first.next() is None and first.error is None, "the old stream ends cleanly"
+    again = second.next(5.0)
+    assert again.WhichOneof("message") == "decision" and again.decision.decision_id == pending.decision_id
+    second.answer_index(again.decision.decision_id, 0)
+    end = play_raw_to_end(second, lambda d: second.answer_index(d.decision_id, 0))
+    assert other.wait(60) == 0
+    assert [s.status for s in end.seats] == ["ok", "ok"] and faults_of(second) == []
+    first.close()
+    second.close()
+
+
+def test_watch_numbers_steps_as_the_replay_log_even_after_the_end(referee) -> None:
+    created = referee.create("misty", 2, seed=14, variant="beginner", options={"round_cap": 3})
+    bots = [bot_process(referee.address, t) for t in created.seat_tokens]
+    for b in bots:
+        assert b.wait(60) == 0
+    log = referee.replay(created.match_id)["log"]
+    late = list(referee.stub.WatchMatch(referee_pb2.WatchMatchRequest(protocol_version=PV,
+                                                                        match_id=created.match_id)))
+    assert [(e.step, e.finished) for e in late] == [(len(log), False), (len(log), True)]
+
+
 def test_seat_tokens_act_for_their_own_seat_and_match_only(referee) -> None:
     created = referee.create("tussie-mussie", 2, seed=9)
     seat = RawSeat(referee.address, created.seat_tokens[1])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 
@@ -101,3 +102,15 @@ def test_seat_views_hide_what_the_seat_did_not_see() -> None:
     assert all("seed" not in view for view in public)
     seat_views = decode_frames(replay["views"][1])
     assert all(view["seat"] == 1 for view in seat_views)
+
+
+def test_engine_versions_are_semver_and_an_old_short_version_still_checks() -> None:
+    """Every engine says "X.Y.Z"; Bszzzz's replays recorded when it said "1" still re-simulate, a
+    replay of another engine version does not."""
+    assert all(re.fullmatch(r"\d+\.\d+\.\d+", g.engine_version) for g in GAMES.values())
+    replay = build_replay(play_match("bszzzz", [RandomBot() for _ in range(3)], seed=2,
+                                     options={"round_cap": 1}).match)
+    replay["header"]["engine_version"] = "1"
+    assert check_replay(replay) == []
+    replay["header"]["engine_version"] = "2.0.0"
+    assert check_replay(replay) == ["re-simulation failed: replay made by bszzzz engine 2.0.0, this is 1.0.0"]

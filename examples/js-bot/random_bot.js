@@ -26,8 +26,8 @@ const PROTOCOL_VERSION = 1;
 const definition = protoLoader.loadSync(path.join(protos, "parlour/v1/referee.proto"), {
   includeDirs: [protos],
   keepCase: true,   // field names exactly as in the .proto files
-  longs: String,    // 64-bit integers as decimal strings (decision ids, seeds)
-  defaults: false,
+  longs: String,    // 64-bit integers as decimal strings (decision ids, seeds): echo them unchanged
+  defaults: true,   // zero values are not sent on the wire: fill them in (seat 0, resumed false, ...)
   oneofs: true,     // each oneof's set field is named in a property of the oneof's name
 });
 const parlour = grpc.loadPackageDefinition(definition).parlour.v1;

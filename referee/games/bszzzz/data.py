@@ -1,7 +1,7 @@
-"""Bszzzz! card data, exactly as ``shared/rules/components.md`` gives it (nothing else lives here).
+"""Bszzzz! card data, exactly as ``docs/rules/bszzzz.md`` gives it (nothing else lives here).
 
 Two decks of 60 trick cards each (``deck=rulebook``: 40 pests, 9 useful insects, 11 webs; ``deck=original``:
-48 / 9 / 3), plus 3 swatters per player colour. Colours and values are platform rulings of components.md.
+48 / 9 / 3), plus 3 swatters per player colour. Colours and values are platform rulings.
 
 Card ids are fixed per physical copy and never depend on a deck position: ``fly-red-2a`` and
 ``fly-red-2b`` are the two red 2/1 flies, ``mosquito-red-4a`` the red 4/2 mosquito and ``mosquito-red-4b``

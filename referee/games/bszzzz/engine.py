@@ -1,4 +1,4 @@
-"""Bszzzz!: the rules, top to bottom (rulebook ``bszzzz.fr.md`` as read by ``rulings.md``).
+"""Bszzzz!: the rules, top to bottom (the rulebook as read by the platform: ``docs/rules/bszzzz.md``).
 
 A round: every seat holds its dealt trick cards plus the 3 swatters of its colour. Play is a series of
 **reaction windows**. Each window asks, at once and sealed, every seat holding any card; each submits one
@@ -20,7 +20,7 @@ reaches 100, or at ``round_cap``. Total variant: no turn, nobody forced, any sea
 card (pests included); a trick's first window gives priority from the last trick's winner; a window in
 which nobody plays ends the round.
 
-Choices where rulings.md and the rulebook are silent (the platform's):
+Choices where the rulings (docs/rules/bszzzz.md) and the rulebook are silent (the platform's):
 - "Twice in a row" applies within a trick in both variants: the seat whose card is on top of the trick
   may not play; on an empty trick anyone may (so a web's player may add a useful insect to the next
   trick's first window).
@@ -33,7 +33,7 @@ Choices where rulings.md and the rulebook are silent (the platform's):
 - At round end every seat's remaining trick cards are revealed in the round summary (their penalties are
   counted in public); the undealt cards of a 3-player round are never revealed.
 - Seat colours: given ones must be known and distinct; seats given none get the first unused colours of
-  components.md's order (seat k gets the k-th colour when none is given).
+  the card data's order (seat k gets the k-th colour when none is given).
 - Observations show ``to_move`` as every seat asked in the window (submitted or not), so one seat's
   submission changes nothing the others see. A resolved window is shown with every asked seat's
   submission in priority order and its outcome (applied / spent / returned / pass).
@@ -687,7 +687,7 @@ def _render_summary(summary: dict, detailed: bool) -> dict:
 GAME = GameDescription(
     id="bszzzz",
     name="Bszzzz!",
-    engine_version="1",
+    engine_version="1.0.0",
     variants={
         "standard": Variant("standard", (3, 4, 5, 6), OPTIONS, doc="turn order; the turn seat must play"),
         "total": Variant("total", (3, 4, 5, 6), OPTIONS,

@@ -1,4 +1,4 @@
-"""Misty's 54 cards, from ../shared/rules/components.md (the counts are a platform ruling).
+"""Misty's 54 cards, as docs/rules/misty.md gives them (the counts are a platform ruling).
 
 Every physical copy has a fixed id (``"rocket-2"``, ``"scooter-left-1"``) given before any shuffle.
 Cards of the same kind and motif are interchangeable.

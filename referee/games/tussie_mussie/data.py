@@ -1,4 +1,4 @@
-"""Tussie Mussie's components, from ../shared/rules/components.md."""
+"""Tussie Mussie's components, as docs/rules/tussie-mussie.md gives them."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -43,7 +43,7 @@ TILE_IDS: tuple[str, ...] = tuple(TILES)  # fixed order, never a deck position
 PRE_PRESENTATION = frozenset(t.id for t in TILES.values() if t.timing == "pre-presentation")
 ALPHABETICAL_RANK = {tid: i for i, tid in enumerate(sorted(TILES, key=lambda t: TILES[t].name))}
 
-# Solo Turn cards (platform ruling, components.md). Organization: the sides of the 2 drawn tiles
+# Solo Turn cards (a platform ruling, docs/rules/tussie-mussie.md). Organization: the sides of the 2 drawn tiles
 # ("U" face up, "D" face down). An option: (choose side: "U", "D" or "*"; you place; apprentice places).
 TURN_CARDS: dict[str, dict] = {
     "T1": {"layout": ("U", "U"), "options": {"a": ("U", "U", "U"), "b": ("U", "D", "D")}},
