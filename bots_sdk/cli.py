@@ -213,7 +213,9 @@ def run_play(args: argparse.Namespace) -> int:
                     result = outcome.result
                     replay = build_replay(outcome.match) if args.replay else None
                 if args.replay:
-                    write_replay(replay_path(args.replay, i, args.games), replay)
+                    path = replay_path(args.replay, i, args.games)
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    write_replay(path, replay)
                 matches.append({
                     "seed": first_seed + i,
                     "seats": seat_names,

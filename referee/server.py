@@ -378,10 +378,13 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         """Record the public view after each applied action and tell the watchers."""
         if steps <= 0:
             return
-        # views in between were not observable live; the replay re-derives every step
-        view = room.match.state.public_view()
+        # views in between were not observable live; the replay re-derives every step. A room that
+        # records frames has just built this view: it is not built twice
+        view = room.frames.previous if room.frames is not None else room.match.state.public_view()
         for _ in range(steps):
             room.public.append(view)
+        if not room.watchers:  # the typed event is built only for someone who reads it
+            return
         event = referee_pb2.MatchEvent(protocol_version=PV, step=room.first_step + len(room.public) - 1,
                                        public_view=wire.observation_message(room.match.config.game, view))
         for queue in room.watchers:

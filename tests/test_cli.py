@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bots_sdk.cli import main
+from referee.replay import read_replay
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -35,6 +36,21 @@ def test_same_seed_same_matches(capsys) -> None:
         main(["play", "tussie-mussie", "greedy", "random", "random", "--games", "3", "--seed", "5", "--json"])
         outputs.append(json.loads(capsys.readouterr().out)["matches"])
     assert outputs[0] == outputs[1]
+
+
+def test_through_the_referee_the_same_scores_and_log_as_in_process(tmp_path: Path) -> None:
+    """``--via-referee`` (the referee's own client, a process per bot) prints what in-process play
+    prints, and records the same actions in the same order."""
+    outputs = {}
+    for mode, extra in (("local", []), ("referee", ["--via-referee"])):
+        done = run("play", "misty", "greedy", "random", "--games", "2", "--seed", "21", "--json",
+                   "--replay", str(tmp_path / mode / "match.json.gz"), *extra)
+        assert done.returncode == 0, done.stderr
+        outputs[mode] = json.loads(done.stdout)["matches"]
+    assert outputs["local"] == outputs["referee"]
+    for local, remote in zip(sorted((tmp_path / "local").iterdir()), sorted((tmp_path / "referee").iterdir())):
+        logs = [[(e["seat"], e["action"], e["source"]) for e in read_replay(path)["log"]] for path in (local, remote)]
+        assert logs[0] == logs[1] and logs[0]
 
 
 def test_solo_plays_with_one_bot(capsys) -> None:

@@ -151,6 +151,21 @@ def provoke_get_replay_not_found(referee) -> grpc.StatusCode:
                                                                                  match_id="no-such-match")))
 
 
+def provoke_follow_match_permission_denied(referee) -> grpc.StatusCode:
+    from parlour.v1 import referee_pb2
+
+    created = referee.create("tussie-mussie", 2, seed=5)
+    request = referee_pb2.FollowMatchRequest(protocol_version=1, match_id=created.match_id)
+    return rpc_error(lambda: list(referee.stub.FollowMatch(request, timeout=10)))
+
+
+def provoke_follow_match_not_found(referee) -> grpc.StatusCode:
+    from parlour.v1 import referee_pb2
+
+    request = referee_pb2.FollowMatchRequest(protocol_version=1, match_id="no-such-match")
+    return rpc_error(lambda: list(referee.stub.FollowMatch(request, metadata=referee.auth, timeout=10)))
+
+
 PROVOKE = {
     ("CreateMatch", "PERMISSION_DENIED"): provoke_create_match_permission_denied,
     ("CreateMatch", "INVALID_ARGUMENT"): provoke_create_match_invalid_argument,
@@ -161,6 +176,8 @@ PROVOKE = {
     ("ListConnected", "PERMISSION_DENIED"): provoke_list_connected_permission_denied,
     ("WatchMatch", "NOT_FOUND"): provoke_watch_match_not_found,
     ("GetReplay", "NOT_FOUND"): provoke_get_replay_not_found,
+    ("FollowMatch", "PERMISSION_DENIED"): provoke_follow_match_permission_denied,
+    ("FollowMatch", "NOT_FOUND"): provoke_follow_match_not_found,
 }
 
 
