@@ -64,14 +64,14 @@ class LiveMatch:
     def __init__(self, match_id: int, client: redis.Redis | None = None) -> None:
         self.match_id = match_id
         self.redis = client or connection()
-        pipe = self.redis.pipeline()
+        pipe = self.redis.pipeline(transaction=False)
         pipe.delete(frames_key(match_id), first_key(match_id))  # a replayed task starts afresh
         pipe.sadd(PLAYING, match_id)
         pipe.execute()
 
     def add(self, first_step: int, frames: list[str]) -> None:
         key = frames_key(self.match_id)
-        pipe = self.redis.pipeline()
+        pipe = self.redis.pipeline(transaction=False)  # one round trip, no MULTI/EXEC
         pipe.rpush(key, *frames)
         end = first_step + len(frames)
         if end > FRAME_CAP:
@@ -84,7 +84,7 @@ class LiveMatch:
 
 def recorded(match_id: int, status: str, client: redis.Redis | None = None) -> None:
     """The match is recorded (its replay stored): announce it, and let its frames expire soon."""
-    pipe = (client or connection()).pipeline()
+    pipe = (client or connection()).pipeline(transaction=False)
     pipe.publish(channel(match_id), json.dumps({"end": status}))
     pipe.expire(frames_key(match_id), EXPIRE_AFTER_STORED)
     pipe.expire(first_key(match_id), EXPIRE_AFTER_STORED)

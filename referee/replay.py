@@ -271,7 +271,7 @@ def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, A
         "time_control": match.time_control.to_json(),
         "seed": match.seed,
     }
-    log = json.loads(json.dumps(match.log))
+    log = [{**entry, "action": dict(entry["action"])} for entry in match.log]  # actions are flat JSON
     public, seats, result, labels = record_views(header, log)
     expected = json.loads(json.dumps(match.result()))
     if result != expected:

@@ -39,6 +39,7 @@ DEFAULT_JOIN_TIMEOUT = 30.0  # seconds for every seat to join before play starts
 DEFAULT_GRACE = 5.0  # seconds a disconnected seat has to resume before it is forfeited
 DEFAULT_DECISION_CAP = 100_000  # decisions per match before a runaway match is aborted
 REPLAY_CHUNK = 64 * 1024
+FRAME_INTERVAL = 0.1  # seconds: FollowMatch sends the frames of a running match in batches this far apart
 MAX_FINISHED_ROOMS = int(os.environ.get("PARLOUR_KEEP_FINISHED", 500))
 
 
@@ -534,7 +535,13 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 sent += len(batch)
             if room.finished:
                 break
-            await changed.wait()
+            if sent:  # coalesce: at most one batch per FRAME_INTERVAL, but the end at once
+                try:
+                    await asyncio.wait_for(room.done.wait(), FRAME_INTERVAL)
+                except asyncio.TimeoutError:
+                    pass
+            if room.changed is changed and not room.finished:
+                await changed.wait()
         room.frames = None  # delivered: the replay holds them from now on
         data = room.replay_gz or b""
         yield referee_pb2.MatchProgress(protocol_version=PV, end=room.end_message, last=not data)
