@@ -22,7 +22,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour_site.settings")
 
 
 def setup_django(migrate: bool = True) -> None:

@@ -78,7 +78,7 @@ def test_the_controls_are_documented() -> None:
 
 @pytest.fixture(scope="module")
 def render():
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour_site.settings")
     import django
     from django.template.loader import render_to_string
 

@@ -11,7 +11,7 @@ import importlib.util
 import os
 import sys
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour_site.settings")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     print(support().describe(), file=sys.stderr, flush=True)  # whether uploads are open, and why
     address = f"{args.host}:{args.port}"
     if importlib.util.find_spec("gunicorn"):
-        os.execvp(sys.executable, [sys.executable, "-m", "gunicorn", "webui.wsgi:application",
+        os.execvp(sys.executable, [sys.executable, "-m", "gunicorn", "parlour_site.wsgi:application",
                                    "--bind", address, "--workers", str(args.workers), "--timeout", "120"])
     if importlib.util.find_spec("waitress"):
         from waitress import serve as waitress_serve

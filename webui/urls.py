@@ -1,4 +1,4 @@
-from django.contrib import admin
+"""The website's pages (included by the site's root URLs, ``parlour_site.urls``)."""
 from django.contrib.auth import views as auth_views
 from django.contrib.staticfiles.views import serve as static_serve
 from django.urls import path, re_path
@@ -6,7 +6,6 @@ from django.urls import path, re_path
 from . import views
 
 urlpatterns = [
-    path("admin/", admin.site.urls),
     path("", views.home, name="home"),
     path("ladder/<str:game>/", views.ladder, name="ladder"),
     path("ladder/<str:game>/solo/", views.solo_scores, name="solo"),

@@ -51,7 +51,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-ROOT_URLCONF = "webui.urls"
+ROOT_URLCONF = "parlour_site.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -66,7 +66,7 @@ TEMPLATES = [
         },
     },
 ]
-WSGI_APPLICATION = "webui.wsgi.application"
+WSGI_APPLICATION = "parlour_site.wsgi.application"
 
 DATABASES = {
     "default": dj_database_url.config(
