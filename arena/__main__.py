@@ -19,7 +19,7 @@ import os
 import sys
 import time
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour_site.settings")
 
 
 def setup_django(migrate: bool = True) -> None:

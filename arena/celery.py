@@ -9,7 +9,7 @@ import os
 
 from celery import Celery
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour_site.settings")
 
 app = Celery("parlour")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -12,7 +12,7 @@ def verify(token: str) -> str | None:
     """The bot id (``"bot-<pk>"``) a live token belongs to, or None."""
     import django
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour_site.settings")
     django.setup()
     from .models import ApiToken
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 def setup(home: str) -> None:
     os.environ["PARLOUR_HOME"] = home
     os.environ.pop("DATABASE_URL", None)
-    os.environ["DJANGO_SETTINGS_MODULE"] = "webui.settings"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "parlour_site.settings"
     import django
     from django.conf import settings
 
@@ -36,7 +36,7 @@ def setup(home: str) -> None:
     from django.urls import include, path
 
     urls = types.ModuleType("bench_urls")  # the site's URLs plus one trivial view
-    urls.urlpatterns = [path("trivial/", lambda request: HttpResponse("ok")), path("", include("webui.urls"))]
+    urls.urlpatterns = [path("trivial/", lambda request: HttpResponse("ok")), path("", include("parlour_site.urls"))]
     sys.modules["bench_urls"] = urls
     settings.ROOT_URLCONF = "bench_urls"
     settings.ALLOWED_HOSTS = ["*"]

@@ -33,7 +33,7 @@ def test_sdk_and_referee_never_import_the_platform() -> None:
         for path, names in imports_of(folder).items():
             for name in names:
                 top = name.split(".")[0]
-                assert top not in ("arena", "webui", "django", "celery"), f"{path}: imports {name}"
+                assert top not in ("arena", "webui", "parlour_site", "django", "celery"), f"{path}: imports {name}"
 
 
 def test_sdk_imports_no_grpc_at_play_time() -> None:

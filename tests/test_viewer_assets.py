@@ -3,7 +3,6 @@ template loads the static files and holds the controls. The JavaScript itself is
 browser by the Playwright tests; here only `node --check` runs, when Node is installed."""
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -76,13 +75,11 @@ def test_the_controls_are_documented() -> None:
         assert f"#{element_id}" in doc, element_id
 
 
-@pytest.fixture(scope="module")
-def render():
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
-    import django
+@pytest.fixture
+def render(settings):
+    """The viewer's template rendered by the site's Django (pytest-django has set it up)."""
     from django.template.loader import render_to_string
 
-    django.setup()
     return lambda context: render_to_string("webui/viewer.html", context)
 
 

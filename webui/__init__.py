@@ -1,1 +1,1 @@
-"""The Parlour website (and the Django project's settings, shared with the arena app)."""
+"""The Parlour website: its pages, forms, templates and static files (a Django app of ``parlour_site``)."""

@@ -1,17 +1,16 @@
 """``python -m webui serve [--host H] [--port P]`` runs the site; ``python -m webui migrate`` sets up
 the database; ``python -m webui check VERSION_ID`` schedules an upload's check match again.
 
-``serve`` migrates first, then uses gunicorn, else waitress, when installed (production-grade WSGI
-servers), else Django's ``runserver --noreload``.
+``serve`` migrates, collects the static files (gzipped too) into ``PARLOUR_HOME/static``, then
+becomes gunicorn serving ``parlour_site.wsgi``; WhiteNoise serves the static files from there.
 """
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour_site.settings")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,20 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     from arena.checks import sandbox_support
 
     print(sandbox_support()[1], file=sys.stderr, flush=True)  # whether uploads are open, and why
-    address = f"{args.host}:{args.port}"
-    if importlib.util.find_spec("gunicorn"):
-        os.execvp(sys.executable, [sys.executable, "-m", "gunicorn", "webui.wsgi:application",
-                                   "--bind", address, "--workers", str(args.workers), "--timeout", "120"])
-    if importlib.util.find_spec("waitress"):
-        from waitress import serve as waitress_serve
-
-        from .wsgi import application
-
-        print(f"Parlour on http://{address}/ (waitress)", flush=True)
-        waitress_serve(application, host=args.host, port=args.port, threads=8)
-        return 0
-    call_command("runserver", address, "--noreload")
-    return 0
+    call_command("collectstatic", interactive=False, verbosity=0)
+    os.execvp(sys.executable, [sys.executable, "-m", "gunicorn", "parlour_site.wsgi:application",
+                               "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
+                               "--timeout", "120"])
+    return 0  # not reached: gunicorn took the process over
 
 
 if __name__ == "__main__":

@@ -1,12 +1,10 @@
-from django.contrib import admin
+"""The website's pages (included by the site's root URLs, ``parlour_site.urls``)."""
 from django.contrib.auth import views as auth_views
-from django.contrib.staticfiles.views import serve as static_serve
-from django.urls import path, re_path
+from django.urls import path
 
 from . import views
 
 urlpatterns = [
-    path("admin/", admin.site.urls),
     path("", views.home, name="home"),
     path("ladder/<str:game>/", views.ladder, name="ladder"),
     path("ladder/<str:game>/solo/", views.solo_scores, name="solo"),
@@ -26,6 +24,4 @@ urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/login/", auth_views.LoginView.as_view(template_name="webui/login.html"), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    # the site's own CSS and the viewer's files, whatever the server (no separate static server needed)
-    re_path(r"^static/(?P<path>.*)$", static_serve, {"insecure": True}),
 ]

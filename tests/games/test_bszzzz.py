@@ -25,8 +25,8 @@ from referee.games.bszzzz.data import CARDS, COLOURS, DECKS, HAND_SIZE, SWATTERS
 from referee.games.seeding import stream
 
 GAME = get_game("bszzzz")
-VECTORS = json.loads(
-    (Path(__file__).resolve().parents[3] / "shared/rules/vectors/bszzzz-round-points.json").read_text()
+VECTORS = json.loads(  # tests/data/vectors/README.md
+    (Path(__file__).resolve().parents[1] / "data" / "vectors" / "bszzzz-round-points.json").read_text()
 )
 PASS = {"type": "pass"}
 

@@ -29,7 +29,7 @@ from referee.games.misty.data import CARD_IDS, CARDS
 from referee.games.misty.engine import card_json
 
 GAME = get_game("misty")
-VECTORS = Path(__file__).resolve().parents[2].parent / "shared" / "rules" / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "vectors"  # tests/data/vectors/README.md
 LETTERS = {"F": ("flower",), "M": ("monster",), "S": ("smile",), "P": ("plain",),
            "U": ("up",), "D": ("down",), "L": ("left",), "R": ("right",),
            "O": ("plain", "monster")}  # O: a card worth 1 that never moves (a monster with no flower)

@@ -24,8 +24,8 @@ from referee.games.tricky_twist.engine import (
     scoring_card_stars,
 )
 
-# the shared folder sits beside the checkout
-VECTORS = Path(__file__).resolve().parents[3] / "shared/rules/vectors/tricky-twist-scoring.json"
+# the rules vectors (tests/data/vectors/README.md)
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "vectors" / "tricky-twist-scoring.json"
 
 
 # ---------------------------------------------------------------------- hand-built positions

@@ -24,7 +24,7 @@ from referee.games.tussie_mussie.data import PRE_PRESENTATION, TILE_IDS, TILES
 from referee.games.tussie_mussie.scoring import score_arrangement
 
 GAME = get_game("tussie-mussie")
-VECTORS = Path(__file__).resolve().parents[2].parent / "shared" / "rules" / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "vectors"  # tests/data/vectors/README.md
 ALL = 255  # the "seen" mask of a face-up tile
 
 

@@ -1,47 +1,15 @@
-"""Test data made through the models, and replay files made by the SDK's command line."""
+"""Test data made through the models (the tests that call these use the database)."""
 from __future__ import annotations
 
-import atexit
-import shutil
-import subprocess
-import sys
-import tempfile
+from itertools import count
 from pathlib import Path
 
 from django.contrib.auth.models import User
-from django.test import TestCase, override_settings
 from django.utils import timezone
 
 from arena.models import Bot, BotVersion, Match, MatchSeat
 
-ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = "<script>alert(1)</script>"
-
-LOG_BOT = '''
-from bots_sdk import Bot
-
-
-class Chatty(Bot):
-    def decide(self, decision):
-        self.log(f"seat {self.seat} says hello at decision {decision.decision_id}")
-        return self.rng.choice(decision.legal_actions)
-'''
-
-_replay_dir = None
-
-
-def replay_file() -> Path:
-    """A finished two-seat Tussie Mussie replay whose two bots both log (made once per test run)."""
-    global _replay_dir
-    if _replay_dir is None:
-        _replay_dir = Path(tempfile.mkdtemp(prefix="parlour-webui-test-"))
-        atexit.register(shutil.rmtree, _replay_dir, True)
-        bot = _replay_dir / "chatty.py"
-        bot.write_text(LOG_BOT)
-        subprocess.run([sys.executable, "-m", "bots_sdk", "play", "tussie-mussie", f"{bot}:Chatty",
-                        f"{bot}:Chatty", "--seed", "1", "--replay", str(_replay_dir / "m.replay.json.gz")],
-                       cwd=ROOT, check=True, capture_output=True)
-    return _replay_dir / "m.replay.json.gz"
 
 
 def user(name: str, **extra) -> User:
@@ -54,7 +22,7 @@ def bot(owner: User | None, name: str, game: str = "tussie-mussie", kind: str = 
     return made
 
 
-_keys = iter(range(10**6))
+_keys = count()
 
 
 def match(bots: list[Bot], status: str = Match.FINISHED, replay: Path | None = None, game: str = "tussie-mussie",
@@ -69,8 +37,3 @@ def match(bots: list[Bot], status: str = Match.FINISHED, replay: Path | None = N
                                  rank=ranks[seat] if finished and ranks else None,
                                  score=scores[seat] if finished and scores else None)
     return made
-
-
-@override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"])  # fast users
-class WebTestCase(TestCase):
-    pass

@@ -43,6 +43,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # the static files, from the site's own process
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -51,7 +52,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-ROOT_URLCONF = "webui.urls"
+ROOT_URLCONF = "parlour_site.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -66,7 +67,7 @@ TEMPLATES = [
         },
     },
 ]
-WSGI_APPLICATION = "webui.wsgi.application"
+WSGI_APPLICATION = "parlour_site.wsgi.application"
 
 DATABASES = {
     "default": dj_database_url.config(
@@ -91,7 +92,16 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
-STATIC_ROOT = PARLOUR_HOME / "static"
+STATIC_ROOT = PARLOUR_HOME / "static"  # `python -m webui serve` collects the static files here first
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # collectstatic writes a gzipped copy beside each file, which WhiteNoise sends to clients that
+    # accept gzip. Unhashed names (no manifest) so the site also runs before any collectstatic.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+STATIC_ROOT.mkdir(exist_ok=True)
+# until the files are collected (tests, `manage.py runserver`), WhiteNoise serves the apps' own
+WHITENOISE_USE_FINDERS = DEBUG or not any(STATIC_ROOT.iterdir())
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"

@@ -1,0 +1,203 @@
+"""Owner-only pages and actions (tried as the owner, another user and nobody), API tokens, replays."""
+from __future__ import annotations
+
+import gzip
+import json
+from types import SimpleNamespace
+
+import pytest
+from django.urls import reverse
+from pytest_django.asserts import assertContains, assertNotContains, assertRedirects
+
+from arena.models import ApiToken, Bot, BotVersion, Match
+
+from .site_data import bot, match, user
+
+pytestmark = pytest.mark.django_db
+
+
+# ---------------------------------------------------------------------- owner-only actions
+@pytest.fixture
+def owned() -> SimpleNamespace:
+    owner = user("olivia")
+    other = user("oscar")
+    remote = bot(owner, "Farcaller", kind=Bot.REMOTE)
+    uploaded = bot(owner, "Uploaded")
+    version = uploaded.versions.get()
+    version.smoke_report = json.dumps({"error": "secret smoke details", "stderr": "trace"})
+    version.save()
+    token, _ = ApiToken.issue(remote)
+    return SimpleNamespace(owner=owner, other=other, remote=remote, uploaded=uploaded, token=token)
+
+
+def owner_only_actions(o: SimpleNamespace) -> list[tuple[str, str, dict | None]]:
+    """(method, url, data) of every owner-only action."""
+    return [
+        ("post", reverse("bot_active", args=[o.remote.pk]), {"active": "0"}),
+        ("post", reverse("token_create", args=[o.remote.pk]), {}),
+        ("post", reverse("token_revoke", args=[o.remote.pk, o.token.pk]), {}),
+        ("get", reverse("version_report", args=[o.uploaded.pk, 1]), None),
+    ]
+
+
+def test_nobody_is_sent_to_log_in(client, owned) -> None:
+    for method, url, data in owner_only_actions(owned):
+        response = getattr(client, method)(url, data)
+        assert response.status_code == 302, url
+        assert response["Location"].startswith(reverse("login")), url
+    for url in (reverse("my_bots"), reverse("upload"), reverse("remote_new")):
+        assert client.get(url)["Location"].startswith(reverse("login")), url
+    assert ApiToken.objects.count() == 1
+    assert Bot.objects.get(pk=owned.remote.pk).active
+
+
+def test_another_user_is_refused(client, owned) -> None:
+    client.force_login(owned.other)
+    for method, url, data in owner_only_actions(owned):
+        assert getattr(client, method)(url, data).status_code == 403, url
+    assert ApiToken.objects.count() == 1
+    owned.token.refresh_from_db()
+    assert owned.token.revoked is None
+    assert Bot.objects.get(pk=owned.remote.pk).active
+    page = client.get(reverse("bot", args=[owned.remote.pk])).content.decode()
+    assert "API tokens" not in page
+    assert "Log lines" not in page
+    assert "Deactivate" not in page
+    assertNotContains(client.get(reverse("bot", args=[owned.uploaded.pk])), "report")
+    assertNotContains(client.get(reverse("my_bots")), "Farcaller")
+
+
+def test_owner_can_deactivate_and_reactivate(client, owned) -> None:
+    client.force_login(owned.owner)
+    assertContains(client.get(reverse("bot", args=[owned.remote.pk])), "Deactivate")
+    client.post(reverse("bot_active", args=[owned.remote.pk]), {"active": "0"})
+    assert not Bot.objects.get(pk=owned.remote.pk).active
+    client.post(reverse("bot_active", args=[owned.remote.pk]), {"active": "1"})
+    assert Bot.objects.get(pk=owned.remote.pk).active
+    assert client.get(reverse("bot_active", args=[owned.remote.pk])).status_code == 405
+    assertContains(client.get(reverse("version_report", args=[owned.uploaded.pk, 1])), "secret smoke details")
+    assertContains(client.get(reverse("my_bots")), "Farcaller")
+
+
+def test_api_token_shown_once_stored_hashed_and_revocable(client, owned) -> None:
+    client.force_login(owned.owner)
+    response = client.post(reverse("token_create", args=[owned.remote.pk]))
+    assert response.status_code == 200
+    token = response.context["token"]
+    assertContains(response, token)
+    assertContains(response, "serve-remote")
+    stored = ApiToken.objects.get(token_hash=ApiToken.hash(token))
+    assert not ApiToken.objects.filter(token_hash=token).exists()
+    assert len(stored.token_hash) == 64
+    page = client.get(reverse("bot", args=[owned.remote.pk]))
+    assertNotContains(page, token)  # shown once only
+    assertContains(page, "serve-remote")
+    assertContains(page, "Revoke")
+    client.post(reverse("token_revoke", args=[owned.remote.pk, stored.pk]))
+    stored.refresh_from_db()
+    assert stored.revoked is not None
+    from arena.tokens import verify
+
+    assert verify(token) is None
+    # tokens are for remote bots only; a token of another bot cannot be revoked through this one
+    assert client.post(reverse("token_create", args=[owned.uploaded.pk])).status_code == 403
+    theirs = bot(owned.other, "Theirs", kind=Bot.REMOTE)
+    their_token, _ = ApiToken.issue(theirs)
+    assert client.post(reverse("token_revoke", args=[owned.remote.pk, their_token.pk])).status_code == 404
+
+
+def test_create_a_remote_bot(client, owned) -> None:
+    client.force_login(owned.other)
+    response = client.post(reverse("remote_new"), {"name": "Faraway", "game": "misty"})
+    made = Bot.objects.get(name="Faraway")
+    assertRedirects(response, reverse("bot", args=[made.pk]))
+    assert (made.kind, made.owner, made.game) == (Bot.REMOTE, owned.other, "misty")
+    assert made.versions.get().state == BotVersion.ACTIVE
+    again = client.post(reverse("remote_new"), {"name": "Faraway", "game": "misty"})
+    assert again.status_code == 200
+    assertContains(again, "already have a bot")
+    assertContains(client.post(reverse("remote_new"), {"name": "random", "game": "misty"}), "reserved")
+
+
+# ---------------------------------------------------------------------- replays
+@pytest.fixture
+def players(replay_file) -> SimpleNamespace:
+    alice, bob, eve = user("alice"), user("bob"), user("eve")
+    replay = json.loads(gzip.decompress(replay_file.read_bytes()))
+    assert {e["seat"] for e in replay["bot_logs"]} == {0, 1}
+    return SimpleNamespace(alice=alice, bob=bob, eve=eve, staff=user("root", is_staff=True),
+                           a=bot(alice, "A-bot"), b=bot(bob, "B-bot"), replay=replay, path=replay_file)
+
+
+def replay_as(client, match_obj: Match, who=None) -> dict:
+    """The replay JSON as ``who`` (None: an anonymous visitor) receives it."""
+    if who:
+        client.force_login(who)
+    else:
+        client.logout()
+    response = client.get(reverse("replay_json", args=[match_obj.pk]))
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_live_match_shows_only_the_header_without_seed_and_the_public_views(client, players) -> None:
+    live = match([players.a, players.b], status=Match.RUNNING, replay=players.path)
+    for who in (None, players.alice, players.staff):
+        data = replay_as(client, live, who)
+        assert set(data) == {"header", "public"}
+        assert "seed" not in data["header"]
+        assert data["header"]["live"]
+        assert data["public"] == players.replay["public"]
+        assert "views" not in data
+    download = client.get(reverse("replay_download", args=[live.pk]))
+    assert set(json.loads(gzip.decompress(download.content))) == {"header", "public"}
+
+
+def test_finished_match_gives_everything_but_logs_only_to_their_owners(client, players) -> None:
+    done = match([players.a, players.b], ranks=[1, 2], scores=[3, 1], replay=players.path)
+    anonymous = replay_as(client, done)
+    for key in ("header", "log", "public", "views", "result"):
+        assert anonymous[key] == players.replay[key]
+    assert anonymous["header"]["seed"] == 1
+    assert anonymous["bot_logs"] == []
+    assert replay_as(client, done, players.eve)["bot_logs"] == []
+    alice = replay_as(client, done, players.alice)["bot_logs"]
+    assert alice
+    assert {e["seat"] for e in alice} == {0}
+    assert {e["seat"] for e in replay_as(client, done, players.bob)["bot_logs"]} == {1}
+    assert replay_as(client, done, players.staff)["bot_logs"] == players.replay["bot_logs"]
+
+
+def test_download_is_the_same_gzipped_as_an_attachment(client, players) -> None:
+    done = match([players.a, players.b], ranks=[1, 2], scores=[3, 1], replay=players.path)
+    client.force_login(players.alice)
+    response = client.get(reverse("replay_download", args=[done.pk]))
+    assert response.status_code == 200
+    assert "attachment" in response["Content-Disposition"]
+    assert json.loads(gzip.decompress(response.content)) == client.get(reverse("replay_json", args=[done.pk])).json()
+
+
+def test_no_replay_yet(client, players) -> None:
+    pending = match([players.a, players.b], status=Match.SCHEDULED)
+    data = client.get(reverse("replay_json", args=[pending.pk])).json()
+    assert data["public"] == []
+    assert [s["bot"] for s in data["header"]["seats"]] == ["A-bot", "B-bot"]
+    assert data["header"]["live"]
+    aborted = match([players.a, players.b], status=Match.ABORTED)
+    assert client.get(reverse("replay_json", args=[aborted.pk])).status_code == 404
+    assert client.get(reverse("replay_download", args=[aborted.pk])).status_code == 404
+    assertContains(client.get(reverse("match", args=[aborted.pk])), "No replay yet")
+
+
+def test_bot_page_shows_log_lines_to_the_owner_only(client, players) -> None:
+    match([players.a, players.b], ranks=[1, 2], scores=[3, 1], replay=players.path)
+    client.force_login(players.alice)
+    page = client.get(reverse("bot", args=[players.a.pk])).content.decode()
+    assert "seat 0 says hello" in page
+    assert "seat 1 says hello" not in page
+    for who in (players.bob, None):
+        if who:
+            client.force_login(who)
+        else:
+            client.logout()
+        assertNotContains(client.get(reverse("bot", args=[players.a.pk])), "says hello")

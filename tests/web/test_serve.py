@@ -1,0 +1,73 @@
+"""`python -m webui serve` from a fresh home: migrations, collected static files, gunicorn, and
+WhiteNoise sending the gzipped copy of a static file to a client that accepts gzip."""
+from __future__ import annotations
+
+import gzip
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CSS = ROOT / "webui" / "static" / "webui" / "site.css"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fetch(url: str, **headers: str):
+    return urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10)
+
+
+@pytest.fixture
+def served(tmp_path):
+    port = free_port()
+    env = dict(os.environ, PARLOUR_HOME=str(tmp_path))
+    server = subprocess.Popen([sys.executable, "-m", "webui", "serve", "--port", str(port), "--workers", "1"],
+                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            fetch(base + "/")
+            break
+        except OSError:
+            time.sleep(0.2)
+    yield base, server, tmp_path
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(15)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+
+
+def test_serve_runs_gunicorn_with_compressed_static_files(served) -> None:
+    base, server, home = served
+    assert server.poll() is None, server.stdout.read()[-3000:]
+    page = fetch(base + "/")
+    assert page.status == 200
+    assert "Tussie Mussie" in page.read().decode()
+    assert page.headers["Server"].startswith("gunicorn")
+
+    assert (home / "static" / "webui" / "site.css.gz").is_file()  # collected and compressed before serving
+    zipped = fetch(base + "/static/webui/site.css", **{"Accept-Encoding": "gzip"})
+    assert zipped.status == 200
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    assert zipped.headers["Content-Type"].startswith("text/css")
+    assert gzip.decompress(zipped.read()) == CSS.read_bytes()
+
+    plain = fetch(base + "/static/webui/site.css")
+    assert plain.headers.get("Content-Encoding") is None
+    assert plain.read() == CSS.read_bytes()
+    assert fetch(base + "/static/webui/viewer.js", **{"Accept-Encoding": "gzip"}).headers["Content-Encoding"] == "gzip"

@@ -1,0 +1,193 @@
+"""Bot uploads: disabled where the sandbox cannot run, size and zip checks, a smoke match that passes and one that fails."""
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from datetime import timedelta
+from pathlib import Path
+from types import SimpleNamespace
+from unittest import mock
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from django.utils import timezone
+from pytest_django.asserts import assertContains, assertRedirects
+
+from arena.models import Bot, BotVersion
+from bots_sdk.sandbox import Support
+
+from .site_data import bot, user
+
+pytestmark = pytest.mark.django_db
+
+GOOD = b'''
+from bots_sdk import Bot
+
+
+class Steady(Bot):
+    """Plays the first legal action."""
+
+    def decide(self, decision):
+        return decision.legal_actions[0]
+'''
+
+RAISES = b'''
+import bots_sdk
+
+
+class Boom(bots_sdk.Bot):
+    def decide(self, decision):
+        raise RuntimeError("kaboom from the bot")
+'''
+
+HELPER = b"def pick(actions):\n    return actions[-1]\n"
+ZIPPED = b'''
+from bots_sdk import RandomBot
+
+from helper import pick
+
+
+class Base(RandomBot):
+    pass
+
+
+class Zipped(Base):
+    def decide(self, decision):
+        return pick(decision.legal_actions)
+'''
+
+
+def zipped(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def uma(client, settings, tmp_path) -> SimpleNamespace:
+    """A logged-in user, and the folder uploads are stored in."""
+    upload_dir = tmp_path / "uploads"
+    upload_dir.mkdir()
+    settings.UPLOAD_DIR = upload_dir
+    made = user("uma")
+    client.force_login(made)
+    return SimpleNamespace(user=made, upload_dir=upload_dir)
+
+
+def post(client, name: str, content: bytes, bot_name: str = "Steady", game: str = "tussie-mussie"):
+    return client.post(reverse("upload"), {"name": bot_name, "game": game, "file": SimpleUploadedFile(name, content)})
+
+
+def rejected(response, message: str) -> None:
+    assert response.status_code == 400
+    assertContains(response, message, status_code=400)
+    assert not BotVersion.objects.exists()
+
+
+def test_disabled_where_the_sandbox_cannot_run(client, uma) -> None:
+    refused = Support(False, "refused", "the sandbox's namespaces, uid change and cgroups need root")
+    with mock.patch("bots_sdk.sandbox.support", return_value=refused):
+        assertContains(client.get(reverse("upload")), "Uploads are disabled")
+        response = post(client, "good.py", GOOD)
+        assertContains(response, "Uploads are disabled")
+    assert not BotVersion.objects.exists()
+
+
+def test_a_good_bot_passes_its_smoke_match_and_becomes_active(client, uma) -> None:
+    assertContains(client.get(reverse("upload")), "enctype=\"multipart/form-data\"")
+    response = post(client, "steady_bot.py", GOOD)
+    made = Bot.objects.get(owner=uma.user, name="Steady")
+    assertRedirects(response, reverse("bot", args=[made.pk]))
+    version = made.versions.get()
+    assert made.kind == Bot.UPLOAD
+    assert version.state == BotVersion.ACTIVE, version.smoke_report
+    stored = uma.upload_dir / str(made.pk) / "1" / "steady_bot.py"
+    assert version.spec == f"{stored.resolve()}:Steady"
+    assert stored.read_bytes() == GOOD
+    assert len(version.sha256) == 64
+    report = json.loads(version.smoke_report)
+    assert report["sandbox"].startswith("sandbox: full isolation"), report["sandbox"]
+    assert report["result"]["statuses"][0] == "ok"
+    # a second upload is version 2; the first one retires when the second becomes active
+    post(client, "steady_bot.py", GOOD)
+    assert [(v.number, v.state) for v in made.versions.order_by("number")] == \
+        [(1, BotVersion.RETIRED), (2, BotVersion.ACTIVE)]
+
+
+def test_a_bot_that_raises_is_rejected_with_its_report(client, uma) -> None:
+    post(client, "boom.py", RAISES, bot_name="Boom")
+    version = BotVersion.objects.get(bot__name="Boom")
+    assert version.state == BotVersion.REJECTED
+    assert "kaboom from the bot" in version.smoke_report
+    page = client.get(reverse("version_report", args=[version.bot_id, 1]))
+    assertContains(page, "kaboom from the bot")
+
+
+def test_a_zip_with_several_modules(client, uma) -> None:
+    post(client, "bot.zip", zipped({"zipped/main.py": ZIPPED, "zipped/helper.py": HELPER, "README.txt": b"hi"}),
+         bot_name="Zippy", game="misty")
+    version = BotVersion.objects.get(bot__name="Zippy")
+    assert version.spec.endswith("zipped/main.py:Zipped"), version.spec
+    assert version.state == BotVersion.ACTIVE, version.smoke_report
+
+
+def test_too_large(client, uma, settings) -> None:
+    settings.PARLOUR_UPLOAD_LIMIT = 1024
+    rejected(post(client, "big.py", GOOD + b"#" * 2000), "larger than 1 KiB")
+
+
+def test_zip_path_traversal_and_absolute_paths(client, uma) -> None:
+    rejected(post(client, "evil.zip", zipped({"../evil.py": GOOD})), "unsafe path")
+    rejected(post(client, "evil.zip", zipped({"ok/../../evil.py": GOOD})), "unsafe path")
+    rejected(post(client, "evil.zip", zipped({"/etc/evil.py": GOOD})), "unsafe path")
+    assert not any(uma.upload_dir.parent.glob("evil.py"))
+
+
+def test_zip_too_large_uncompressed(client, uma) -> None:
+    rejected(post(client, "bomb.zip", zipped({"bot.py": GOOD, "pad.txt": b"0" * (2 * 1024 * 1024)})),
+             "more than 2 MiB")
+
+
+def test_no_bot_class_several_classes_bad_python_bad_type(client, uma) -> None:
+    rejected(post(client, "none.py", b"x = 1\n"), "no Bot subclass")
+    rejected(post(client, "two.py", GOOD + RAISES), "several Bot subclasses")
+    rejected(post(client, "broken.py", b"def (:\n"), "not valid Python")
+    rejected(post(client, "bot.exe", GOOD), "upload a .py file or a .zip")
+    rejected(post(client, "bad.zip", b"not a zip"), "not a valid zip")
+    rejected(post(client, "good.py", GOOD, bot_name="../x"), "letters, digits")
+
+
+def test_a_remote_bots_name_is_not_reused(client, uma) -> None:
+    bot(uma.user, "Steady", kind=Bot.REMOTE)
+    response = post(client, "good.py", GOOD)
+    assert response.status_code == 400
+    assert BotVersion.objects.count() == 1
+
+
+def test_at_most_ten_uploads_per_hour(client, uma) -> None:
+    made = bot(uma.user, "Steady")
+    for number in range(2, 11):
+        BotVersion.objects.create(bot=made, number=number, spec="x", state=BotVersion.REJECTED)
+    old = BotVersion.objects.create(bot=made, number=11, spec="x", state=BotVersion.REJECTED)
+    BotVersion.objects.filter(pk=old.pk).update(created=timezone.now() - timedelta(hours=2))
+    assertContains(client.get(reverse("upload")), "Upload")
+    response = post(client, "good.py", GOOD)
+    assert response.status_code == 400
+    assertContains(response, "at most 10 uploads per hour", status_code=400)
+    assert BotVersion.objects.count() == 11
+
+
+# ---------------------------------------------------------------------- the smoke report
+def test_a_bot_that_fails_to_import_is_rejected_with_the_error(tmp_path) -> None:
+    """What the owner reads when the smoke match fails (the hostile bots are tests/test_sandbox.py)."""
+    from webui.smoke import run_smoke
+
+    (tmp_path / "b.py").write_text("from bots_sdk import Bot\nimport no_such_module\nclass B(Bot):\n    pass\n")
+    result = run_smoke("misty", f"{tmp_path / 'b.py'}:B")
+    assert not result.passed
+    assert result.report["result"]["statuses"][0] == "forfeited"
+    assert any("No module named 'no_such_module'" in line for line in result.report["log"]), result.report["log"]
