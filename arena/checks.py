@@ -64,7 +64,7 @@ def after_match(match: Match) -> None:
 
 def verdict(match: Match) -> tuple[bool, dict]:
     """Did seat 0 play the whole match without a fault? And the report that says so."""
-    report: dict = {"game": match.game, "seed": match.seed, "match": match.pk}
+    report: dict = {"game": match.game, "seed": match.seed, "match": match.pk, "sandbox": sandbox_support()[1]}
     if match.status != Match.FINISHED:
         report["error"] = f"the check match did not finish: {(match.result or {}).get('aborted', match.status)}"
         return False, report

@@ -17,6 +17,7 @@ seconds: long enough for a page that was following it to switch to the stored re
 from __future__ import annotations
 
 import json
+import logging
 import os
 from functools import lru_cache
 from typing import Any
@@ -27,6 +28,7 @@ FRAME_CAP = int(os.environ.get("PARLOUR_LIVE_FRAME_CAP", 20_000))
 EXPIRE_AFTER_STORED = 120  # seconds
 EXPIRE_RUNNING = 6 * 3600  # a safety net: a worker that died mid-match leaves nothing for ever
 PLAYING = "parlour:live"
+log = logging.getLogger("parlour.arena")
 
 
 def frames_key(match_id: int) -> str:
@@ -59,17 +61,34 @@ def connection() -> redis.Redis:
 
 
 class LiveMatch:
-    """The runner's side: publish one match's frames as they come."""
+    """The runner's side: publish one match's frames as they come. Live frames are for watching:
+    when Redis cannot take them the match is played and recorded all the same (a warning)."""
 
     def __init__(self, match_id: int, client: redis.Redis | None = None) -> None:
         self.match_id = match_id
-        self.redis = client or connection()
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.delete(frames_key(match_id), first_key(match_id))  # a replayed task starts afresh
-        pipe.sadd(PLAYING, match_id)
-        pipe.execute()
+        self.working = True
+        try:
+            self.redis = client or connection()
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.delete(frames_key(match_id), first_key(match_id))  # a replayed task starts afresh
+            pipe.sadd(PLAYING, match_id)
+            pipe.execute()
+        except (redis.RedisError, ValueError) as exc:
+            self.failed(exc)
+
+    def failed(self, exc: Exception) -> None:
+        log.warning("match %s: no live frames (Redis: %s)", self.match_id, exc)
+        self.working = False
 
     def add(self, first_step: int, frames: list[str]) -> None:
+        if not self.working:
+            return
+        try:
+            self._add(first_step, frames)
+        except redis.RedisError as exc:
+            self.failed(exc)
+
+    def _add(self, first_step: int, frames: list[str]) -> None:
         key = frames_key(self.match_id)
         pipe = self.redis.pipeline(transaction=False)  # one round trip, no MULTI/EXEC
         pipe.rpush(key, *frames)

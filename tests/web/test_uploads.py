@@ -1,4 +1,6 @@
-"""Bot uploads: disabled where the sandbox cannot run, size and zip checks, a smoke match that passes and one that fails."""
+"""Bot uploads: disabled where the sandbox cannot run, size and zip checks; the upload returns at
+once with the version pending, and its check match — an arena task, played here as a worker plays
+it, through a real referee with the bot in its real sandbox — passes or fails it."""
 from __future__ import annotations
 
 import io
@@ -13,9 +15,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
-from pytest_django.asserts import assertContains, assertRedirects
+from pytest_django.asserts import assertContains, assertNotContains, assertRedirects
 
-from arena.models import Bot, BotVersion
+from arena.models import Bot, BotVersion, Match
+from arena.tasks import run_match
 from bots_sdk.sandbox import Support
 
 from .site_data import bot, user
@@ -67,6 +70,21 @@ def zipped(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+@pytest.fixture(autouse=True)
+def platform_redis(monkeypatch) -> None:
+    """The live frames of the check matches go to the real Redis, as on the platform."""
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/13")
+
+
+def play_check(version: BotVersion) -> BotVersion:
+    """What a worker does with the check match an upload scheduled; the version's verdict."""
+    match = Match.objects.get(check_of=version)
+    assert match.status == Match.SCHEDULED and not match.rated
+    run_match(match.pk)
+    version.refresh_from_db()
+    return version
+
+
 @pytest.fixture
 def uma(client, settings, tmp_path) -> SimpleNamespace:
     """A logged-in user, and the folder uploads are stored in."""
@@ -97,12 +115,24 @@ def test_disabled_where_the_sandbox_cannot_run(client, uma) -> None:
     assert not BotVersion.objects.exists()
 
 
-def test_a_good_bot_passes_its_smoke_match_and_becomes_active(client, uma) -> None:
-    assertContains(client.get(reverse("upload")), "enctype=\"multipart/form-data\"")
+def test_the_upload_returns_at_once_with_the_version_pending(client, uma) -> None:
     response = post(client, "steady_bot.py", GOOD)
     made = Bot.objects.get(owner=uma.user, name="Steady")
     assertRedirects(response, reverse("bot", args=[made.pk]))
     version = made.versions.get()
+    assert version.state == BotVersion.PENDING  # nothing was played inside the request
+    check = Match.objects.get(check_of=version)
+    assert check.status == Match.SCHEDULED
+    page = client.get(reverse("bot", args=[made.pk]))
+    assertContains(page, f'<a href="{reverse("match", args=[check.pk])}">being played…</a>', html=False)
+    assertContains(page, '<meta http-equiv="refresh"')  # the page follows the check until its verdict
+
+
+def test_a_good_bot_passes_its_check_match_and_becomes_active(client, uma) -> None:
+    assertContains(client.get(reverse("upload")), "enctype=\"multipart/form-data\"")
+    post(client, "steady_bot.py", GOOD)
+    made = Bot.objects.get(owner=uma.user, name="Steady")
+    version = play_check(made.versions.get())
     assert made.kind == Bot.UPLOAD
     assert version.state == BotVersion.ACTIVE, version.smoke_report
     stored = uma.upload_dir / str(made.pk) / "1" / "steady_bot.py"
@@ -114,13 +144,15 @@ def test_a_good_bot_passes_its_smoke_match_and_becomes_active(client, uma) -> No
     assert report["result"]["statuses"][0] == "ok"
     # a second upload is version 2; the first one retires when the second becomes active
     post(client, "steady_bot.py", GOOD)
+    play_check(made.versions.get(number=2))
+    assertNotContains(client.get(reverse("bot", args=[made.pk])), '<meta http-equiv="refresh"')
     assert [(v.number, v.state) for v in made.versions.order_by("number")] == \
         [(1, BotVersion.RETIRED), (2, BotVersion.ACTIVE)]
 
 
 def test_a_bot_that_raises_is_rejected_with_its_report(client, uma) -> None:
     post(client, "boom.py", RAISES, bot_name="Boom")
-    version = BotVersion.objects.get(bot__name="Boom")
+    version = play_check(BotVersion.objects.get(bot__name="Boom"))
     assert version.state == BotVersion.REJECTED
     assert "kaboom from the bot" in version.smoke_report
     page = client.get(reverse("version_report", args=[version.bot_id, 1]))
@@ -130,7 +162,7 @@ def test_a_bot_that_raises_is_rejected_with_its_report(client, uma) -> None:
 def test_a_zip_with_several_modules(client, uma) -> None:
     post(client, "bot.zip", zipped({"zipped/main.py": ZIPPED, "zipped/helper.py": HELPER, "README.txt": b"hi"}),
          bot_name="Zippy", game="misty")
-    version = BotVersion.objects.get(bot__name="Zippy")
+    version = play_check(BotVersion.objects.get(bot__name="Zippy"))
     assert version.spec.endswith("zipped/main.py:Zipped"), version.spec
     assert version.state == BotVersion.ACTIVE, version.smoke_report
 
@@ -181,13 +213,13 @@ def test_at_most_ten_uploads_per_hour(client, uma) -> None:
     assert BotVersion.objects.count() == 11
 
 
-# ---------------------------------------------------------------------- the smoke report
-def test_a_bot_that_fails_to_import_is_rejected_with_the_error(tmp_path) -> None:
-    """What the owner reads when the smoke match fails (the hostile bots are tests/test_sandbox.py)."""
-    from webui.smoke import run_smoke
-
-    (tmp_path / "b.py").write_text("from bots_sdk import Bot\nimport no_such_module\nclass B(Bot):\n    pass\n")
-    result = run_smoke("misty", f"{tmp_path / 'b.py'}:B")
-    assert not result.passed
-    assert result.report["result"]["statuses"][0] == "forfeited"
-    assert any("No module named 'no_such_module'" in line for line in result.report["log"]), result.report["log"]
+# ---------------------------------------------------------------------- the check's report
+def test_a_bot_that_fails_to_import_is_rejected_with_the_error(client, uma) -> None:
+    """What the owner reads when the check fails (the hostile bots are tests/test_sandbox.py)."""
+    post(client, "b.py", b"from bots_sdk import Bot\nimport no_such_module\nclass B(Bot):\n    pass\n",
+         bot_name="Broken", game="misty")
+    version = play_check(BotVersion.objects.get(bot__name="Broken"))
+    assert version.state == BotVersion.REJECTED
+    report = json.loads(version.smoke_report)
+    assert report["result"]["statuses"][0] == "forfeited"
+    assert any("No module named 'no_such_module'" in line for line in report["log"]), report["log"]
