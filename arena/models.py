@@ -169,8 +169,13 @@ class Rating(models.Model):
     # mu - 3 sigma, stored (and indexed) so a ladder page reads its rows in order without sorting all
     conservative = models.FloatField(default=0.0)
     games = models.PositiveIntegerField(default=0)
-    wins = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)  # first place, a forfeited seat never (it ranks last)
     updated = models.DateTimeField(default=timezone.now)
+    # the batch Plackett–Luce fit over all of the ladder's matches (arena.stats.batch), in Elo
+    # centred on the ladder's mean, with its 95 % interval; refreshed by arena.ladder.refit_ladder
+    fit_elo = models.FloatField(null=True, blank=True)
+    fit_low = models.FloatField(null=True, blank=True)
+    fit_high = models.FloatField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["ladder", "bot_version"], name="rating_per_ladder")]

@@ -82,3 +82,11 @@ def ladder_tick() -> int:
     from .ladder import schedule_ladder_matches
 
     return schedule_ladder_matches()
+
+
+@app.task
+def refit_ladders() -> int:
+    """The batch Plackett–Luce fit of every ladder, stored beside the live ratings (beat calls this)."""
+    from .ladder import refit_ladders as refit
+
+    return refit()

@@ -103,6 +103,7 @@ LADDER_SORTS = {
     "conservative": ("-conservative_rating", "bot_version__bot__name"),
     "mu": ("-mu", "rank"),
     "sigma": ("sigma", "rank"),
+    "fit": ("-fit_elo", "rank"),
     "games": ("-games", "rank"),
     "win_rate": ("-win_rate", "rank"),
 }
@@ -157,7 +158,8 @@ def ladder(request, game: str):
             .order_by(*order, "pk")
             # plain values, formatted here: model instances and template filters cost more than
             # the queries on a page of 25
-            .values("rank", "conservative_rating", "mu", "sigma", "games", "win_rate", "bot_version__number",
+            .values("rank", "conservative_rating", "mu", "sigma", "fit_elo", "fit_low", "fit_high", "games", "win_rate",
+                    "bot_version__number",
                     "bot_version__bot_id", "bot_version__bot__name", "bot_version__bot__owner__username"))
     # the paginator counts the ladder's ratings alone (a count over the rows' joins costs 10x more)
     page = Paginator(range(Rating.objects.filter(ladder=key).count()), PAGE_SIZE).get_page(request.GET.get("page"))
@@ -167,7 +169,8 @@ def ladder(request, game: str):
     sort_text = ("-" if descending else "") + column
     columns = []
     for key_name, label in [("rank", "Rank"), ("bot", "Bot"), ("owner", "Owner"), ("conservative", "Rating (μ − 3σ)"),
-                            ("mu", "μ ± σ"), ("games", "Games"), ("win_rate", "Win rate")]:
+                            ("mu", "μ ± σ"), ("fit", "Batch fit (Elo, 95 %)"), ("games", "Games"),
+                            ("win_rate", "Win rate")]:
         flip = "-" if column == key_name and not descending else ""
         columns.append({"label": label, "href": "?" + urlencode({"ladder": key, "sort": flip + key_name}),
                         "mark": ("▲" if descending else "▼") if column == key_name else ""})
@@ -186,6 +189,8 @@ def ladder_row(values: dict[str, Any], bot_prefix: str) -> dict[str, Any]:
         "mu": values["mu"], "sigma": values["sigma"], "games": values["games"], "win_rate": values["win_rate"],
         "rating_text": f"{values['conservative_rating']:.2f}",
         "mu_text": f"{values['mu']:.2f} ± {values['sigma']:.2f}",
+        "fit_text": "—" if values["fit_elo"] is None else
+                    f"{values['fit_elo']:+.0f} [{values['fit_low']:+.0f}, {values['fit_high']:+.0f}]",
         "win_text": f"{round(values['win_rate'] * 100)}%",
     }
 
