@@ -90,3 +90,11 @@ def refit_ladders() -> int:
     from .ladder import refit_ladders as refit
 
     return refit()
+
+
+@app.task(acks_late=True)
+def run_comparison(comparison_id: int) -> str:
+    """Play a comparison an owner asked for from a bot page (arena.comparisons)."""
+    from .comparisons import run_recorded
+
+    return run_recorded(comparison_id)

@@ -27,7 +27,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from arena.models import GAME_CHOICES, ApiToken, Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory, Tournament
+from arena.models import (GAME_CHOICES, ApiToken, Bot, BotVersion, Comparison, Match, MatchSeat, Rating, RatingHistory,
+                          Tournament)
 
 from .forms import RemoteBotForm, SignUpForm, UploadForm
 
@@ -287,6 +288,8 @@ def bot_page(request, bot_id: int):
         "recent": match_rows(recent), "is_owner": is_owner,
     }
     if is_owner:
+        context["comparisons"] = list(bot.comparisons.select_related("a__bot", "b__bot").order_by("-created")[:10])
+        context["compare_choices"] = compare_choices(bot)
         context["tokens"] = list(bot.tokens.order_by("-created"))
         context["log_lines"] = bot_log_lines(bot)
         context["referee_address"] = os.environ.get("PARLOUR_PUBLIC_REFEREE", "HOST:PORT")
@@ -545,3 +548,65 @@ def signup(request):
         login(request, user)
         return redirect("home")
     return render(request, "webui/signup.html", {"form": form})
+
+
+# ---------------------------------------------------------------------- comparisons
+def compare_choices(bot: Bot) -> list[tuple[int, str]]:
+    """What an owner may compare: the bot's active versions and the game's house bots."""
+    from arena.house import HOUSE_SPECS, house_version
+
+    own = [(v.pk, f"{bot.name} v{v.number}") for v in bot.versions.filter(state=BotVersion.ACTIVE).order_by("-number")]
+    return own + [(house_version(bot.game, spec).pk, f"house {spec}") for spec in HOUSE_SPECS]
+
+
+@owner_only
+@require_POST
+def comparison_start(request, bot_id: int):
+    from arena.comparisons import start_comparison
+
+    bot = owned_bot_or_403(request, bot_id)
+    allowed = {pk for pk, _ in compare_choices(bot)}
+    try:
+        a, b = (int(request.POST.get(side, "")) for side in ("a", "b"))
+        if a not in allowed or b not in allowed:
+            raise ValueError("choose A and B among this bot's versions and the house bots")
+        versions = BotVersion.objects.select_related("bot").in_bulk([a, b])
+        settings_given = {key: float(request.POST[key]) for key in ("elo1",) if request.POST.get(key)}
+        if request.POST.get("max_games"):
+            settings_given["max_games"] = int(request.POST["max_games"])
+        comparison = start_comparison(request.user, bot, versions[a], versions[b], **settings_given)
+    except (ValueError, KeyError) as exc:
+        messages.error(request, f"Comparison not started: {exc}")
+        return redirect("bot", bot_id=bot.pk)
+    return redirect("comparison", comparison_id=comparison.pk)
+
+
+@owner_only
+def comparison_page(request, comparison_id: int):
+    comparison = get_object_or_404(Comparison.objects.select_related("bot", "a__bot", "b__bot"), pk=comparison_id)
+    owned_bot_or_403(request, comparison.bot_id)
+    return render(request, "webui/comparison.html", {
+        "comparison": comparison, "rows": comparison_rows(comparison.figures),
+        "game_name": GAMES.get(comparison.game, comparison.game),
+        "live": comparison.status in (Comparison.SCHEDULED, Comparison.RUNNING),
+    })
+
+
+def comparison_rows(figures: dict | None) -> list[tuple[str, str]]:
+    """The figures as (label, text); an Elo of null in the figures is infinite (one side won every game)."""
+    if not figures:
+        return []
+
+    def elo(value: float | None, sign: str) -> str:
+        return f"{value:+.1f}" if value is not None else f"{sign}∞"
+
+    score, e, llr, bounds = figures["score"], figures["elo"], figures["llr"], figures["bounds"]
+    return [
+        ("Games", f"{figures['games']} ({figures['pairs']} pairs)"),
+        ("A won / drew / lost", f"{figures['wins']} / {figures['draws']} / {figures['losses']}"),
+        ("Pairs scoring 0, ¼, ½, ¾, 1 for A", " ".join(str(n) for n in figures["pentanomial"])),
+        ("Score of A (95 % interval)", f"{score['value']:.3f} [{score['low']:.3f}, {score['high']:.3f}]"),
+        ("Elo A − B (95 % interval)", f"{elo(e['value'], '+' if score['value'] > 0.5 else '−')} "
+                                      f"[{elo(e['low'], '−')}, {elo(e['high'], '+')}]"),
+        ("LLR A / B (bounds)", f"{llr['A']:+.3f} / {llr['B']:+.3f} [{bounds['lower']:.3f}, {bounds['upper']:.3f}]"),
+    ]
