@@ -299,18 +299,18 @@ class progress_bar:
     def __enter__(self) -> Callable[[Comparison], None]:
         if not self.enabled:
             return lambda comparison: None
-        from rich.progress import Progress
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-        self.bar = Progress(transient=True)
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("games"), transient=True)
         self.bar.start()
-        task = self.bar.add_task(f"{self.comparison.a} vs {self.comparison.b}", total=self.comparison.max_games)
+        task = self.bar.add_task("LLR A +0.00 B +0.00", total=self.comparison.max_games)
 
         def update(comparison: Comparison) -> None:
             llrs = comparison.sprt.llrs
             self.bar.update(task, completed=comparison.games,
-                            description=f"{comparison.a} vs {comparison.b}: LLR A {llrs['A']:+.2f} "
-                                        f"B {llrs['B']:+.2f} (bounds {comparison.sprt.lower:.2f}, "
-                                        f"{comparison.sprt.upper:.2f})")
+                            description=f"LLR A {llrs['A']:+.2f} B {llrs['B']:+.2f} "
+                                        f"(bounds {comparison.sprt.lower:+.2f}, {comparison.sprt.upper:+.2f})")
         return update
 
     def __exit__(self, *exc: object) -> None:
