@@ -5,6 +5,8 @@
     python -m arena tournament run ID
     python -m arena tournament standings ID
     python -m arena ladder run [--matches N]
+    python -m arena compare A B --game G [--variant V] [--option K=V ...] [--players N] [--max-games M]
+                            [--elo0 E0 --elo1 E1 --alpha A --beta B] [--seed S] [--json]
     python -m arena worker | beat
 
 With ``REDIS_URL`` set, tasks go to that Redis and the workers started with ``python -m arena
@@ -60,8 +62,15 @@ def main(argv: list[str] | None = None) -> int:
     demo = commands.add_parser("demo", help="the whole platform on this machine (make demo)")
     demo.add_argument("--port", type=int, default=8000)
     commands.add_parser("worker", help="a Celery worker")
+    from .compare import add_parser as add_compare_parser
+
+    add_compare_parser(commands)
     commands.add_parser("beat", help="Celery beat (schedules the ladder)")
     args = parser.parse_args(argv)
+    if args.command == "compare":  # played in this process: no database
+        from .compare import cmd_compare
+
+        return cmd_compare(args)
     setup_django(migrate=args.command not in ("worker", "beat"))  # workers never race a migration
     from .tournaments import TournamentError
 

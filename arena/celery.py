@@ -15,5 +15,6 @@ app = Celery("parlour")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.beat_schedule = {
     "ladder": {"task": "arena.tasks.ladder_tick", "schedule": float(os.environ.get("PARLOUR_LADDER_EVERY", 10.0))},
+    "ladder-fit": {"task": "arena.tasks.refit_ladders", "schedule": float(os.environ.get("PARLOUR_FIT_EVERY", 300.0))},
 }
 app.autodiscover_tasks(["arena"])

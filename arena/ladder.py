@@ -21,6 +21,7 @@ from .models import Bot, BotVersion, Match, MatchSeat, Rating
 from .queue import enqueue_matches
 from .ratings import MODEL, ladder_key
 from .runner import referee
+from .stats import forfeit_last
 
 LADDER_OPEN = int(os.environ.get("PARLOUR_LADDER_OPEN", 2))
 # the games whose ladders run (default: all)
@@ -94,8 +95,48 @@ def ladder_rows(ladder: str) -> list[dict]:
         bot = r.bot_version.bot
         rows.append({"bot": bot.name, "version": r.bot_version.number, "owner": bot.owner.username if bot.owner else "",
                      "conservative": r.conservative, "mu": r.mu, "sigma": r.sigma, "games": r.games,
-                     "win_rate": r.wins / r.games if r.games else 0.0})
+                     "win_rate": r.wins / r.games if r.games else 0.0,
+                     "fit": None if r.fit_elo is None else [r.fit_elo, r.fit_low, r.fit_high]})
     return sorted(rows, key=lambda row: -row["conservative"])
+
+
+def ladder_rankings(ladder: str) -> list[dict[int, int]]:
+    """Every finished match that rated this ladder, as {bot version id: rank}, a forfeited seat
+    ranked last (as the ratings rank it)."""
+    game, variant, _ = ladder.split("/", 2)
+    seats: dict[int, list[tuple[int, int, str]]] = {}
+    for match_id, options, version, rank, status in (
+            MatchSeat.objects.filter(match__status=Match.FINISHED, match__game=game, match__variant=variant,
+                                     rank__isnull=False)
+            .values_list("match_id", "match__options", "bot_version_id", "rank", "status").order_by("match_id")):
+        if ladder_key(game, variant, options) == ladder:
+            seats.setdefault(match_id, []).append((version, rank, status))
+    rankings = []
+    for rows in seats.values():
+        ranks = forfeit_last([rank for _, rank, _ in rows], [status for _, _, status in rows])
+        rankings.append({version: rank for (version, _, _), rank in zip(rows, ranks)})
+    return rankings
+
+
+def refit_ladder(ladder: str) -> int:
+    """Store the batch Plackett–Luce fit of every rated version of the ladder (arena.stats.batch);
+    returns how many matches it used."""
+    from .stats.batch import fit_plackett_luce
+
+    rankings = ladder_rankings(ladder)
+    fit = fit_plackett_luce(rankings)
+    ratings = list(Rating.objects.filter(ladder=ladder))
+    for rating in ratings:
+        found = fit.get(rating.bot_version_id)
+        rating.fit_elo, rating.fit_low, rating.fit_high = (found.elo, found.low, found.high) if found else (None,) * 3
+    Rating.objects.bulk_update(ratings, ["fit_elo", "fit_low", "fit_high"])
+    return len(rankings)
+
+
+def refit_ladders() -> int:
+    """Refit every ladder that has ratings (beat calls this every few minutes)."""
+    ladders = Rating.objects.order_by().values_list("ladder", flat=True).distinct()
+    return sum(refit_ladder(ladder) for ladder in ladders)
 
 
 def schedule_ladder_matches(rng: random.Random | None = None) -> int:

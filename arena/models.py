@@ -168,8 +168,13 @@ class Rating(models.Model):
     # mu - 3 sigma, stored (and indexed) so a ladder page reads its rows in order without sorting all
     conservative = models.FloatField(default=0.0)
     games = models.PositiveIntegerField(default=0)
-    wins = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)  # first place, a forfeited seat never (it ranks last)
     updated = models.DateTimeField(default=timezone.now)
+    # the batch Plackett–Luce fit over all of the ladder's matches (arena.stats.batch), in Elo
+    # centred on the ladder's mean, with its 95 % interval; refreshed by arena.ladder.refit_ladder
+    fit_elo = models.FloatField(null=True, blank=True)
+    fit_low = models.FloatField(null=True, blank=True)
+    fit_high = models.FloatField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["ladder", "bot_version"], name="rating_per_ladder")]
@@ -189,3 +194,31 @@ class RatingHistory(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["rating", "match"], name="one_change_per_match")]
+
+
+class Comparison(models.Model):
+    """An owner's question "is A stronger than B?", answered by a sequential test on duplicate deals
+    (arena.compare); ``figures`` holds the driver's figures, updated after every batch."""
+
+    SCHEDULED, RUNNING, FINISHED, FAILED = "scheduled", "running", "finished", "failed"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="comparisons")
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="comparisons")  # asked from its page
+    a = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    b = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    game = models.CharField(max_length=32, choices=game_choices)
+    variant = models.CharField(max_length=32, default="standard")
+    options = models.JSONField(default=dict)
+    players = models.PositiveIntegerField()
+    max_games = models.PositiveIntegerField()
+    elo0 = models.FloatField()
+    elo1 = models.FloatField()
+    alpha = models.FloatField()
+    beta = models.FloatField()
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=10, default=SCHEDULED)
+    verdict = models.CharField(max_length=24, blank=True)
+    figures = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created = models.DateTimeField(default=timezone.now)
+    finished = models.DateTimeField(null=True, blank=True)

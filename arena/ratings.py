@@ -1,6 +1,7 @@
 """OpenSkill (Plackett-Luce) ratings per ladder: game, variant and rule options.
 
-A new version starts from its predecessor's mu with sigma reset; a forfeited seat is rated last.
+A new version starts from its predecessor's mu with sigma reset; a forfeited seat is rated last,
+and never counted as a win (its autopilot's result is not its own).
 The solo variant has a high-score table instead (its seat plays an automaton, not rivals).
 """
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from .models import BotVersion, Match, Rating, RatingHistory
+from .stats import forfeit_last
 
 MODEL = PlackettLuce()
 
@@ -38,13 +40,12 @@ def rate_match(match: Match) -> None:
     seats = list(match.seats.select_related("bot_version__bot"))
     ladder = ladder_key(match.game, match.variant, match.options)
     ratings = [rating_for(ladder, s.bot_version) for s in seats]
-    worst = max(s.rank for s in seats) + 1
-    ranks = [worst if s.status == "forfeited" else s.rank for s in seats]
+    ranks = forfeit_last([s.rank for s in seats], [s.status for s in seats])
     teams = [[MODEL.create_rating([r.mu, r.sigma])] for r in ratings]
     updated = MODEL.rate(teams, ranks=ranks)
-    for seat, rating, team in zip(seats, ratings, updated):
+    for rank, rating, team in zip(ranks, ratings, updated):
         rating.mu, rating.sigma = team[0].mu, team[0].sigma
         rating.games += 1
-        rating.wins += seat.rank == 1
+        rating.wins += rank == 1
         rating.save()
         RatingHistory.objects.create(rating=rating, match=match, mu=rating.mu, sigma=rating.sigma)

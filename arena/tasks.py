@@ -3,17 +3,14 @@ from __future__ import annotations
 
 import logging
 
-from django.db import transaction
-from django.utils import timezone
-
 from bots_sdk.sandbox import SandboxUnavailable
 
 from . import checks, live, tournaments
 from .celery import app
 from .ladder import schedule_ladder_matches
-from .models import Match, MatchSeat
-from .ratings import rate_match
-from .runner import PlayedMatch, play
+from .models import Match
+from .recording import record
+from .runner import play
 
 log = logging.getLogger("parlour.arena")
 
@@ -49,37 +46,6 @@ def run_match(self, match_id: int) -> str:
     return "recorded" if recorded else "already recorded"
 
 
-def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> bool:
-    """The one function that records a match of any kind: the seats' rows from the referee's
-    result rows, the result, the replay's path and the ratings, in one transaction; False if the
-    match was recorded already."""
-    with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status in (Match.FINISHED, Match.ABORTED):
-            return False
-        match.finished = timezone.now()
-        outcome = played.outcome if played else None
-        if outcome is None or not outcome.finished:
-            match.status = Match.ABORTED
-            match.result = {"aborted": outcome.status if outcome else aborted or "no result"}
-            match.save()
-            return True
-        seats = list(match.seats.order_by("seat"))
-        for seat, row in zip(seats, outcome.seats):
-            seat.score, seat.rank, seat.status = row.score, row.rank, row.status
-        MatchSeat.objects.bulk_update(seats, ["score", "rank", "status"])
-        match.result = dict(outcome.result)
-        if played.sandbox_lines:  # the sandboxes' verdicts on faulted bots, for their owners
-            match.result["sandbox_logs"] = [{"seat": seat, "line": line}
-                                            for seat, lines in sorted(played.sandbox_lines.items()) for line in lines]
-        match.replay_path = played.replay_path
-        match.status = Match.FINISHED
-        match.save()
-        if match.rated:
-            rate_match(match)
-    return True
-
-
 def after_match(match: Match) -> None:
     """What a recorded match moves on: its tournament's next round, its upload's verdict."""
     tournaments.after_match(match)
@@ -90,3 +56,19 @@ def after_match(match: Match) -> None:
 def ladder_tick() -> int:
     """Keep the ladders playing (Celery beat calls this)."""
     return schedule_ladder_matches()
+
+
+@app.task
+def refit_ladders() -> int:
+    """The batch Plackett–Luce fit of every ladder, stored beside the live ratings (beat calls this)."""
+    from .ladder import refit_ladders as refit
+
+    return refit()
+
+
+@app.task(acks_late=True)
+def run_comparison(comparison_id: int) -> str:
+    """Play a comparison an owner asked for from a bot page (arena.comparisons)."""
+    from .comparisons import run_recorded
+
+    return run_recorded(comparison_id)

@@ -30,7 +30,8 @@ from django.views.decorators.http import require_POST
 from arena.checks import sandbox_support, start_check
 from arena.games import game_choices
 from arena.live import live_frames
-from arena.models import ApiToken, Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory, Tournament
+from arena.models import (ApiToken, Bot, BotVersion, Comparison, Match, MatchSeat, Rating, RatingHistory,
+                          Tournament)
 
 from .forms import RemoteBotForm, SignUpForm, UploadForm
 
@@ -107,6 +108,7 @@ LADDER_SORTS = {
     "conservative": ("-conservative_rating", "bot_version__bot__name"),
     "mu": ("-mu", "rank"),
     "sigma": ("sigma", "rank"),
+    "fit": ("-fit_elo", "rank"),
     "games": ("-games", "rank"),
     "win_rate": ("-win_rate", "rank"),
 }
@@ -161,7 +163,8 @@ def ladder(request, game: str):
             .order_by(*order, "pk")
             # plain values, formatted here: model instances and template filters cost more than
             # the queries on a page of 25
-            .values("rank", "conservative_rating", "mu", "sigma", "games", "win_rate", "bot_version__number",
+            .values("rank", "conservative_rating", "mu", "sigma", "fit_elo", "fit_low", "fit_high", "games", "win_rate",
+                    "bot_version__number",
                     "bot_version__bot_id", "bot_version__bot__name", "bot_version__bot__owner__username"))
     # the paginator counts the ladder's ratings alone (a count over the rows' joins costs 10x more)
     page = Paginator(range(Rating.objects.filter(ladder=key).count()), PAGE_SIZE).get_page(request.GET.get("page"))
@@ -171,7 +174,8 @@ def ladder(request, game: str):
     sort_text = ("-" if descending else "") + column
     columns = []
     for key_name, label in [("rank", "Rank"), ("bot", "Bot"), ("owner", "Owner"), ("conservative", "Rating (μ − 3σ)"),
-                            ("mu", "μ ± σ"), ("games", "Games"), ("win_rate", "Win rate")]:
+                            ("mu", "μ ± σ"), ("fit", "Batch fit (Elo, 95 %)"), ("games", "Games"),
+                            ("win_rate", "Win rate")]:
         flip = "-" if column == key_name and not descending else ""
         columns.append({"label": label, "href": "?" + urlencode({"ladder": key, "sort": flip + key_name}),
                         "mark": ("▲" if descending else "▼") if column == key_name else ""})
@@ -190,6 +194,8 @@ def ladder_row(values: dict[str, Any], bot_prefix: str) -> dict[str, Any]:
         "mu": values["mu"], "sigma": values["sigma"], "games": values["games"], "win_rate": values["win_rate"],
         "rating_text": f"{values['conservative_rating']:.2f}",
         "mu_text": f"{values['mu']:.2f} ± {values['sigma']:.2f}",
+        "fit_text": "—" if values["fit_elo"] is None else
+                    f"{values['fit_elo']:+.0f} [{values['fit_low']:+.0f}, {values['fit_high']:+.0f}]",
         "win_text": f"{round(values['win_rate'] * 100)}%",
     }
 
@@ -290,6 +296,8 @@ def bot_page(request, bot_id: int):
         "checking": any(v.state == BotVersion.PENDING for v in versions),
     }
     if is_owner:
+        context["comparisons"] = list(bot.comparisons.select_related("a__bot", "b__bot").order_by("-created")[:10])
+        context["compare_choices"] = compare_choices(bot)
         context["tokens"] = list(bot.tokens.order_by("-created"))
         context["log_lines"] = bot_log_lines(bot)
         context["referee_address"] = os.environ.get("PARLOUR_PUBLIC_REFEREE", "HOST:PORT")
@@ -557,3 +565,65 @@ def signup(request):
         login(request, user)
         return redirect("home")
     return render(request, "webui/signup.html", {"form": form})
+
+
+# ---------------------------------------------------------------------- comparisons
+def compare_choices(bot: Bot) -> list[tuple[int, str]]:
+    """What an owner may compare: the bot's active versions and the game's house bots."""
+    from arena.house import HOUSE_SPECS, house_version
+
+    own = [(v.pk, f"{bot.name} v{v.number}") for v in bot.versions.filter(state=BotVersion.ACTIVE).order_by("-number")]
+    return own + [(house_version(bot.game, spec).pk, f"house {spec}") for spec in HOUSE_SPECS]
+
+
+@owner_only
+@require_POST
+def comparison_start(request, bot_id: int):
+    from arena.comparisons import start_comparison
+
+    bot = owned_bot_or_403(request, bot_id)
+    allowed = {pk for pk, _ in compare_choices(bot)}
+    try:
+        a, b = (int(request.POST.get(side, "")) for side in ("a", "b"))
+        if a not in allowed or b not in allowed:
+            raise ValueError("choose A and B among this bot's versions and the house bots")
+        versions = BotVersion.objects.select_related("bot").in_bulk([a, b])
+        settings_given = {key: float(request.POST[key]) for key in ("elo1",) if request.POST.get(key)}
+        if request.POST.get("max_games"):
+            settings_given["max_games"] = int(request.POST["max_games"])
+        comparison = start_comparison(request.user, bot, versions[a], versions[b], **settings_given)
+    except (ValueError, KeyError) as exc:
+        messages.error(request, f"Comparison not started: {exc}")
+        return redirect("bot", bot_id=bot.pk)
+    return redirect("comparison", comparison_id=comparison.pk)
+
+
+@owner_only
+def comparison_page(request, comparison_id: int):
+    comparison = get_object_or_404(Comparison.objects.select_related("bot", "a__bot", "b__bot"), pk=comparison_id)
+    owned_bot_or_403(request, comparison.bot_id)
+    return render(request, "webui/comparison.html", {
+        "comparison": comparison, "rows": comparison_rows(comparison.figures),
+        "game_name": game_names().get(comparison.game, comparison.game),
+        "live": comparison.status in (Comparison.SCHEDULED, Comparison.RUNNING),
+    })
+
+
+def comparison_rows(figures: dict | None) -> list[tuple[str, str]]:
+    """The figures as (label, text); an Elo of null in the figures is infinite (one side won every game)."""
+    if not figures:
+        return []
+
+    def elo(value: float | None, sign: str) -> str:
+        return f"{value:+.1f}" if value is not None else f"{sign}∞"
+
+    score, e, llr, bounds = figures["score"], figures["elo"], figures["llr"], figures["bounds"]
+    return [
+        ("Games", f"{figures['games']} ({figures['pairs']} pairs)"),
+        ("A won / drew / lost", f"{figures['wins']} / {figures['draws']} / {figures['losses']}"),
+        ("Pairs scoring 0, ¼, ½, ¾, 1 for A", " ".join(str(n) for n in figures["pentanomial"])),
+        ("Score of A (95 % interval)", f"{score['value']:.3f} [{score['low']:.3f}, {score['high']:.3f}]"),
+        ("Elo A − B (95 % interval)", f"{elo(e['value'], '+' if score['value'] > 0.5 else '−')} "
+                                      f"[{elo(e['low'], '−')}, {elo(e['high'], '+')}]"),
+        ("LLR A / B (bounds)", f"{llr['A']:+.3f} / {llr['B']:+.3f} [{bounds['lower']:.3f}, {bounds['upper']:.3f}]"),
+    ]

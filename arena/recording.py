@@ -1,0 +1,41 @@
+"""Recording a played match: the one function every kind of match goes through (tournament,
+ladder, check, challenge, comparison)."""
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from .models import Match, MatchSeat
+from .ratings import rate_match
+from .runner import PlayedMatch
+
+
+def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> bool:
+    """The one function that records a match of any kind: the seats' rows from the referee's
+    result rows, the result, the replay's path and the ratings, in one transaction; False if the
+    match was recorded already."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match_id)
+        if match.status in (Match.FINISHED, Match.ABORTED):
+            return False
+        match.finished = timezone.now()
+        outcome = played.outcome if played else None
+        if outcome is None or not outcome.finished:
+            match.status = Match.ABORTED
+            match.result = {"aborted": outcome.status if outcome else aborted or "no result"}
+            match.save()
+            return True
+        seats = list(match.seats.order_by("seat"))
+        for seat, row in zip(seats, outcome.seats):
+            seat.score, seat.rank, seat.status = row.score, row.rank, row.status
+        MatchSeat.objects.bulk_update(seats, ["score", "rank", "status"])
+        match.result = dict(outcome.result)
+        if played.sandbox_lines:  # the sandboxes' verdicts on faulted bots, for their owners
+            match.result["sandbox_logs"] = [{"seat": seat, "line": line}
+                                            for seat, lines in sorted(played.sandbox_lines.items()) for line in lines]
+        match.replay_path = played.replay_path
+        match.status = Match.FINISHED
+        match.save()
+        if match.rated:
+            rate_match(match)
+    return True

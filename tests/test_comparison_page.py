@@ -1,0 +1,104 @@
+"""A comparison from a bot page, for its owner only: asked with the form, recorded, queued, played
+by the driver (here with the in-process player, house bots only), and its figures on its page.
+(pytest-django: ``db``, ``client``; skipped where pytest-django has no Django settings.)"""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytest_django")
+from django.conf import settings  # noqa: E402
+
+if not settings.configured:
+    pytest.skip("Django settings are not configured for pytest-django", allow_module_level=True)
+
+from django.contrib.auth.models import User  # noqa: E402
+from django.urls import reverse  # noqa: E402
+
+from arena import comparisons  # noqa: E402
+from arena.compare import LocalPlayer  # noqa: E402
+from arena.comparisons import run_recorded  # noqa: E402
+from arena.house import house_version  # noqa: E402
+from arena.models import Bot, BotVersion, Comparison  # noqa: E402
+
+pytestmark = pytest.mark.django_db
+GAME = "tussie-mussie"
+
+
+@pytest.fixture
+def owned():
+    owner = User.objects.create_user("ada", password="pw-ada-12345")
+    bot = Bot.objects.create(owner=owner, name="mine", game=GAME, kind=Bot.UPLOAD)
+    BotVersion.objects.create(bot=bot, number=1, spec="uploads/mine.py:Mine")
+    return owner, bot
+
+
+def test_only_the_owner_sees_and_asks_for_comparisons(client, owned, monkeypatch,
+                                                      django_capture_on_commit_callbacks) -> None:
+    owner, bot = owned
+    User.objects.create_user("eve", password="pw-eve-12345")
+    client.login(username="eve", password="pw-eve-12345")
+    assert "Is one version stronger?" not in client.get(reverse("bot", args=[bot.pk])).content.decode()
+    greedy, random_ = house_version(GAME, "greedy"), house_version(GAME, "random")
+    assert client.post(reverse("comparison_start", args=[bot.pk]), {"a": greedy.pk, "b": random_.pk}).status_code == 403
+    assert not Comparison.objects.exists()
+
+    client.login(username="ada", password="pw-ada-12345")
+    assert "Is one version stronger?" in client.get(reverse("bot", args=[bot.pk])).content.decode()
+    queued = []
+    monkeypatch.setattr(comparisons, "enqueue_comparison", queued.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("comparison_start", args=[bot.pk]),
+                               {"a": greedy.pk, "b": random_.pk, "elo1": "40", "max_games": "400"})
+    comparison = Comparison.objects.get()
+    assert response.status_code == 302 and response.url == reverse("comparison", args=[comparison.pk])
+    assert queued == [comparison.pk]
+    assert (comparison.owner, comparison.a, comparison.b, comparison.elo1, comparison.max_games, comparison.players) == \
+        (owner, greedy, random_, 40.0, 400, 2)
+    assert "No game played yet" in client.get(response.url).content.decode()
+
+    # the same version twice, or a version of someone else's bot, is refused
+    client.post(reverse("comparison_start", args=[bot.pk]), {"a": greedy.pk, "b": greedy.pk})
+    stranger = Bot.objects.create(owner=User.objects.get(username="eve"), name="theirs", game=GAME, kind=Bot.UPLOAD)
+    theirs = BotVersion.objects.create(bot=stranger, number=1, spec="uploads/theirs.py:Theirs")
+    client.post(reverse("comparison_start", args=[bot.pk]), {"a": theirs.pk, "b": greedy.pk})
+    assert Comparison.objects.count() == 1
+
+    client.login(username="eve", password="pw-eve-12345")
+    assert client.get(reverse("comparison", args=[comparison.pk])).status_code == 403
+
+
+def test_a_recorded_comparison_plays_to_its_verdict_and_shows_its_figures(client, owned) -> None:
+    owner, bot = owned
+    from arena.comparisons import start_comparison
+
+    comparison = start_comparison(owner, bot, house_version(GAME, "greedy"), house_version(GAME, "random"))
+    assert run_recorded(comparison.pk, player=LocalPlayer()) == Comparison.FINISHED
+    comparison.refresh_from_db()
+    assert comparison.verdict == "A" and comparison.figures["verdict"] == "A"
+    assert comparison.figures["games"] == 2 * comparison.figures["pairs"] > 0
+    client.login(username="ada", password="pw-ada-12345")
+    page = client.get(reverse("comparison", args=[comparison.pk])).content.decode()
+    assert "verdict:\n<strong>A</strong>" in page and "Score of A (95 % interval)" in page
+    assert f"{comparison.figures['wins']} / {comparison.figures['draws']} / {comparison.figures['losses']}" in page
+    assert 'http-equiv="refresh"' not in page  # finished: the page no longer follows it
+    assert run_recorded(comparison.pk, player=LocalPlayer()) == Comparison.FINISHED  # played once only
+
+
+def test_a_comparison_plays_its_games_on_the_one_road(owned, monkeypatch) -> None:
+    """The site's comparisons use the arena's runner and recording function: every game is an
+    unrated match with its replay, and a comparison run again finds its games played."""
+    from arena.models import Match, Rating
+
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/13")  # the live frames, as on the platform
+    owner, bot = owned
+    greedy, random_ = house_version(GAME, "greedy"), house_version(GAME, "random")
+    comparison = comparisons.start_comparison(owner, bot, greedy, random_, max_games=4)
+    assert run_recorded(comparison.pk) == Comparison.FINISHED
+    games = Match.objects.filter(key__startswith=f"compare/{comparison.pk}/")
+    assert games.count() == 4 and all(m.status == Match.FINISHED and not m.rated and m.replay_path for m in games)
+    assert not Rating.objects.exists()
+    comparison.refresh_from_db()
+    assert comparison.figures["games"] == 4
+    Comparison.objects.filter(pk=comparison.pk).update(status=Comparison.RUNNING)
+    assert run_recorded(comparison.pk) == Comparison.FINISHED  # its games were played: none again
+    assert Match.objects.filter(key__startswith=f"compare/{comparison.pk}/").count() == 4
