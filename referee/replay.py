@@ -255,8 +255,9 @@ def seat_entries(names: list[str], config_seats: tuple[dict, ...], versions: lis
     ]
 
 
-def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, Any]:
-    """The replay of a finished match."""
+def replay_parts(match: Match, versions: list[str] | None = None) -> tuple[dict, list[dict], list[dict], dict]:
+    """What a finished match's replay is made from, as plain data (picklable: a host may build the
+    replay in another process): the header, the log, the bots' log lines and the expected result."""
     if not match.finished:
         raise ReplayError("a replay is published only once the match is over")
     header = {
@@ -272,8 +273,13 @@ def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, A
         "seed": match.seed,
     }
     log = [{**entry, "action": dict(entry["action"])} for entry in match.log]  # actions are flat JSON
+    return header, log, list(match.bot_logs), json.loads(json.dumps(match.result()))
+
+
+def assemble_replay(header: dict, log: list[dict], bot_logs: list[dict], expected: dict) -> dict[str, Any]:
+    """The replay, every view re-derived by the engine from the seed and the log; its result must
+    be the match's."""
     public, seats, result, labels = record_views(header, log)
-    expected = json.loads(json.dumps(match.result()))
     if result != expected:
         raise ReplayError("re-simulating the match did not give its result")
     return {
@@ -282,9 +288,20 @@ def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, A
         "public": public,
         "views": seats,
         "labels": labels,
-        "bot_logs": list(match.bot_logs),
+        "bot_logs": bot_logs,
         "result": result,
     }
+
+
+def packed_replay(header: dict, log: list[dict], bot_logs: list[dict], expected: dict) -> bytes:
+    """The replay, gzipped: what a referee stores and hands over (run in a process of its own)."""
+    data = json.dumps(assemble_replay(header, log, bot_logs, expected), separators=(",", ":")).encode()
+    return gzip.compress(data, mtime=0)
+
+
+def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, Any]:
+    """The replay of a finished match."""
+    return assemble_replay(*replay_parts(match, versions))
 
 
 def write_replay(path: str | Path, replay: dict[str, Any]) -> None:

@@ -6,9 +6,11 @@ play). Bots join with their seat tokens on ``Play`` streams; the referee runs no
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import gzip
 import json
 import logging
+import multiprocessing
 import os
 import secrets
 import time
@@ -25,7 +27,7 @@ from . import wire
 from .games import GAMES, ConfigError, get_game
 from .games.seeding import draw_seed
 from .match import Match, Reply, bot_seed
-from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, build_replay, encode_frames
+from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, encode_frames, packed_replay, replay_parts
 from .timecontrol import TimeControl
 from .tokens import Verifier, load_verifier
 
@@ -41,6 +43,20 @@ DEFAULT_DECISION_CAP = 100_000  # decisions per match before a runaway match is 
 REPLAY_CHUNK = 64 * 1024
 FRAME_INTERVAL = 0.1  # seconds: FollowMatch sends the frames of a running match in batches this far apart
 MAX_FINISHED_ROOMS = int(os.environ.get("PARLOUR_KEEP_FINISHED", 500))
+
+
+_replay_pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+
+def replay_pool() -> concurrent.futures.ProcessPoolExecutor:
+    """The processes that build finished matches' replays (``PARLOUR_REPLAY_PROCESSES``, default
+    one per core): re-simulating every view is the referee's heaviest work per match."""
+    global _replay_pool
+    if _replay_pool is None:
+        workers = int(os.environ.get("PARLOUR_REPLAY_PROCESSES", 0)) or os.cpu_count() or 1
+        _replay_pool = concurrent.futures.ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("forkserver"))
+    return _replay_pool
 
 
 def pack(replay: dict) -> bytes:
@@ -414,12 +430,16 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         for token in room.tokens:  # seat tokens expire with the match
             self.tokens.pop(token, None)
         if match.finished:
-            replay = await asyncio.to_thread(build_replay, match, room.versions)
-            room.bot_logs = replay["bot_logs"]
-            # gzipped once, here where it is built; kept compressed (a long replay is megabytes of
-            # JSON as Python objects)
-            room.replay_gz = await asyncio.to_thread(pack, replay)
-            await asyncio.to_thread(self.store_replay, room.id, room.replay_gz)
+            header, log_, bot_logs, expected = replay_parts(match, room.versions)
+            room.bot_logs = bot_logs
+            # re-simulated and gzipped once, in a process of the replay pool (off the event loop and
+            # its GIL); kept compressed (a long replay is megabytes of JSON as Python objects)
+            try:
+                room.replay_gz = await asyncio.get_running_loop().run_in_executor(
+                    replay_pool(), packed_replay, header, log_, bot_logs, expected)
+                await asyncio.to_thread(self.store_replay, room.id, room.replay_gz)
+            except Exception:  # never leave the followers hanging: the result stands, without a replay
+                log.exception("match %s: the replay could not be built", room.id)
         room.first_step += len(room.public) - 1
         room.public = room.public[-1:]
         match.log = []
