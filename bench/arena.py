@@ -198,9 +198,16 @@ class Platform:
                               capture_output=True, text=True)
 
     def cpu_split(self) -> dict[str, float]:
-        """CPU seconds so far: the referee, the bots (the workers' warm bot processes), the workers
-        themselves (Celery, recording, SQLite, Redis client) and the Redis server."""
-        split = {"referee": cpu_seconds(self.psutil.Process(self.referee.pid)), "bots": 0.0, "worker": 0.0}
+        """CPU seconds so far: the referee (with the processes that build its replays), the bots
+        (the workers' warm bot processes), the workers themselves (Celery, the runner, recording
+        with SQLite in-process, the Redis client) and the Redis server."""
+        referee = self.psutil.Process(self.referee.pid)
+        split = {"referee": 0.0, "bots": 0.0, "worker": 0.0}
+        for process in [referee, *referee.children(recursive=True)]:  # its replay pool included
+            try:
+                split["referee"] += cpu_seconds(process)
+            except self.psutil.NoSuchProcess:
+                pass
         for worker in self.workers:
             parent = self.psutil.Process(worker.pid)
             for process in [parent, *parent.children(recursive=True)]:

@@ -101,7 +101,9 @@ def test_sign_up_upload_rated_and_watch_a_replay(site, browser, tmp_path) -> Non
     page.wait_for_load_state()
     bot_url = page.url
     assert re.search(r"/bots/\d+/", bot_url), page.content()[:2000]
-    assert "active" in page.content()
+    assert '<span class="status pending">pending</span>' in page.content()  # the upload did not wait
+    # the page follows its check match (an arena task) until the verdict
+    page.wait_for_selector('td > span.status.active', timeout=90_000)
 
     # the ladder picks the new bot up (its sigma is high) and rates it
     deadline = time.monotonic() + 150
