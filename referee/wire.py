@@ -16,16 +16,11 @@ from google.protobuf.message_factory import GetMessageClass
 
 from parlour.v1 import options_pb2, referee_pb2
 
+from .games import GAMES
+
 PROTOCOL_VERSION = 1
-
-# game id -> the name of its field in the Observation and Action oneofs
-GAME_FIELDS = {
-    "tussie-mussie": "tussie_mussie",
-    "tricky-twist": "tricky_twist",
-    "misty": "misty",
-    "bszzzz": "bszzzz",
-}
-
+# the games with typed messages: the fields of the Observation oneof
+_ONEOF_FIELDS = frozenset(f.name for f in referee_pb2.Observation.DESCRIPTOR.oneofs_by_name["game"].fields)
 
 class WireError(ValueError):
     """A JSON value that does not fit its typed message, or a message that fits no game."""
@@ -217,10 +212,12 @@ def _repeated_json(message: Message, field: FieldDescriptor) -> list:
 
 # ---------------------------------------------------------------------- the games' oneofs
 def game_field(game_id: str) -> str:
-    try:
-        return GAME_FIELDS[game_id]
-    except KeyError:
-        raise WireError(f"no wire messages for game {game_id!r}") from None
+    """A game's field in the Observation and Action oneofs: its id with ``-`` as ``_`` (so a game
+    of the registry needs nothing here, only its fields in the .proto)."""
+    name = game_id.replace("-", "_")
+    if game_id not in GAMES or name not in _ONEOF_FIELDS:
+        raise WireError(f"no wire messages for game {game_id!r}")
+    return name
 
 
 def _game_class(container: type[Message], game_id: str) -> tuple[str, type[Message]]:
