@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from functools import lru_cache
 from typing import Any
 
@@ -125,3 +126,31 @@ def playing_now(client: redis.Redis | None = None) -> set[int]:
     """The ids of the matches whose frames are being published now."""
     r = client or connection()
     return {int(m) for m in r.smembers(PLAYING)}
+
+
+def wait_for_frames(match_id: int, start: int, timeout: float,
+                    client: redis.Redis | None = None) -> tuple[int, list[Any], bool]:
+    """Long polling's wait: the frames from step ``start`` on as soon as there are any, waiting at
+    most ``timeout`` seconds for the next batch; (the step of the first frame, the frames, whether
+    the match's end was announced meanwhile). Subscribing before reading loses no batch."""
+    r = client or connection()
+    listener = r.pubsub(ignore_subscribe_messages=True)
+    try:
+        listener.subscribe(channel(match_id))
+        first, frames = live_frames(match_id, start, r)
+        deadline = time.monotonic() + timeout
+        while not frames:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return first, frames, False
+            message = listener.get_message(timeout=left)
+            if message is None or message.get("type") != "message":
+                continue
+            news = json.loads(message["data"])
+            if "end" in news:
+                first, frames = live_frames(match_id, start, r)
+                return first, frames, True
+            first, frames = live_frames(match_id, start, r)
+        return first, frames, False
+    finally:
+        listener.close()

@@ -2,7 +2,8 @@
 the database; ``python -m webui check VERSION_ID`` schedules an upload's check match again.
 
 ``serve`` migrates, collects the static files (gzipped too) into ``PARLOUR_HOME/static``, then
-becomes gunicorn serving ``parlour_site.wsgi``; WhiteNoise serves the static files from there.
+becomes gunicorn serving ``parlour_site.wsgi`` (threaded workers: a live match's viewers
+wait in long polls, webui/replays.py); WhiteNoise serves the static files from there.
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=int(os.environ.get("PARLOUR_WEB_WORKERS", 2)))
+    serve.add_argument("--threads", type=int, default=int(os.environ.get("PARLOUR_WEB_THREADS", 8)),
+                       help="threads per worker: a viewer's long poll of a live match holds one")
     commands.add_parser("migrate", help="create or update the database tables")
     check = commands.add_parser("check", help="schedule a version's check match again (a worker plays it)")
     check.add_argument("version_id", type=int)
@@ -48,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     call_command("collectstatic", interactive=False, verbosity=0)
     os.execvp(sys.executable, [sys.executable, "-m", "gunicorn", "parlour_site.wsgi:application",
                                "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
+                               "--worker-class", "gthread", "--threads", str(args.threads),
                                "--timeout", "120"])
     return 0  # not reached: gunicorn took the process over
 

@@ -2,7 +2,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import views
+from . import replays, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -21,8 +21,9 @@ urlpatterns = [
     path("tournaments/", views.tournament_list, name="tournaments"),
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
     path("matches/<int:match_id>/", views.match_page, name="match"),
-    path("matches/<int:match_id>/replay.json", views.replay_json, name="replay_json"),
-    path("matches/<int:match_id>/replay.json.gz", views.replay_download, name="replay_download"),
+    path("matches/<int:match_id>/replay.json", replays.replay_json, name="replay_json"),
+    path("matches/<int:match_id>/live.json", replays.live_json, name="live_json"),
+    path("matches/<int:match_id>/replay.json.gz", replays.replay_download, name="replay_download"),
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/login/", auth_views.LoginView.as_view(template_name="webui/login.html"), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

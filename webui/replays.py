@@ -1,0 +1,136 @@
+"""Replays on the wire, and running matches followed by long polling.
+
+A stored replay is gzipped JSON (keyframes and deltas, ``referee/replay.py``). It goes out as it is
+stored, with ``Content-Encoding: gzip``, whenever the user may see all of it; a visitor who may not
+read the bots' log lines gets a copy without them, gzipped once per match and kept beside the
+replay (``<replay>.shared.gz``); a bot's owner, whose copy holds their own bots' lines, gets one
+gzipped on the fly. A client that does not accept gzip gets the plain JSON.
+
+A running match is followed with ``GET /matches/<id>/live.json?from=N``: the public frames from
+step N on as soon as there are any, else after at most ``LIVE_WAIT`` seconds an empty list (long
+polling from the frames the arena keeps in Redis, ``arena/live.py``). Long polling, not Server-Sent
+Events: an event stream holds a server thread for as long as someone watches, a long poll only
+while nothing happens, for at most ``LIVE_WAIT`` seconds (``python -m webui serve`` runs threaded
+workers so that waiting viewers do not hold up the pages).
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import os
+from pathlib import Path
+
+from django.conf import settings
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404
+
+from arena.live import wait_for_frames
+from arena.models import Match
+
+from .views import visible_replay
+
+LIVE_WAIT = 2.0  # seconds a long poll waits for the next batch of frames
+GZIP_LEVEL = 6
+log = logging.getLogger("parlour.web")
+
+
+def accepts_gzip(request) -> bool:
+    return "gzip" in request.headers.get("Accept-Encoding", "")
+
+
+def gzipped_json_response(request, body_gz: bytes, cache: str) -> HttpResponse:
+    """A gzipped JSON body: as it is for a client that accepts gzip, else decompressed."""
+    if accepts_gzip(request):
+        response = HttpResponse(body_gz, content_type="application/json")
+        response["Content-Encoding"] = "gzip"
+    else:
+        response = HttpResponse(gzip.decompress(body_gz), content_type="application/json")
+    response["Vary"] = "Accept-Encoding, Cookie"
+    response["Cache-Control"] = cache
+    return response
+
+
+def pack(data: dict) -> bytes:
+    return gzip.compress(json.dumps(data, separators=(",", ":")).encode(), compresslevel=GZIP_LEVEL, mtime=0)
+
+
+def shared_copy(match: Match) -> Path:
+    """The stored replay without the bots' log lines, what any visitor may see of a finished
+    match: made once (atomically) beside the replay; the replay itself when it holds no log line."""
+    stored = Path(match.replay_path)
+    shared = stored.with_name(stored.name + ".shared.gz")
+    if shared.is_file() and shared.stat().st_mtime >= stored.stat().st_mtime:
+        return shared
+    replay = json.loads(gzip.decompress(stored.read_bytes()))
+    if not replay.get("bot_logs"):
+        return stored
+    replay["bot_logs"] = []
+    temporary = shared.with_name(f"{shared.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(pack(replay))
+    os.replace(temporary, shared)
+    return shared
+
+
+def sees_every_log(request, match: Match) -> bool:
+    """Staff read every seat's log lines; with no sandbox verdict to add, the stored file is theirs."""
+    return (request.user.is_authenticated and request.user.is_staff
+            and not (match.result or {}).get("sandbox_logs"))
+
+
+def owns_a_seat(request, match: Match) -> bool:
+    return request.user.is_authenticated and match.seats.filter(bot_version__bot__owner=request.user).exists()
+
+
+def replay_gz(request, match: Match) -> bytes:
+    """What this user may see of the match's replay, gzipped (see ``visible_replay``)."""
+    stored = Path(match.replay_path) if match.replay_path else None
+    if match.status == Match.FINISHED and stored is not None and stored.is_file():
+        try:
+            if sees_every_log(request, match):
+                return stored.read_bytes()
+            if not owns_a_seat(request, match):
+                return shared_copy(match).read_bytes()
+        except (OSError, ValueError, EOFError) as exc:  # an unreadable file: the general road says 404
+            log.warning("match %s: replay %s unreadable (%s)", match.pk, stored, exc)
+    return pack(visible_replay(request, match))
+
+
+def replay_json(request, match_id: int):
+    match = get_object_or_404(Match, pk=match_id)
+    finished = match.status == Match.FINISHED
+    return gzipped_json_response(request, replay_gz(request, match),
+                                 "private, max-age=60" if finished else "private, no-store")
+
+
+def replay_download(request, match_id: int):
+    match = get_object_or_404(Match, pk=match_id)
+    response = HttpResponse(replay_gz(request, match), content_type="application/gzip")
+    response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.replay.json.gz"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+def live_json(request, match_id: int):
+    """A running match's public frames from step ``from`` on (long polling): ``{"status", "first",
+    "frames"}``, ``first`` being the step of the first frame returned. Once the match is recorded,
+    ``status`` says so and the whole replay is at ``replay.json``."""
+    match = get_object_or_404(Match.objects.only("pk", "status"), pk=match_id)
+    try:
+        start = max(0, int(request.GET.get("from", 0)))
+    except ValueError:
+        raise Http404("from must be a step number") from None
+    first, frames = start, []
+    if match.status in (Match.SCHEDULED, Match.RUNNING):
+        wait = float(getattr(settings, "PARLOUR_LIVE_WAIT", LIVE_WAIT))
+        try:
+            first, frames, ended = wait_for_frames(match.pk, start, wait)
+        except Exception as exc:  # noqa: BLE001 - Redis down: the page keeps asking, the match goes on
+            log.warning("match %s: no live frames (%s)", match.pk, exc)
+            ended = False
+        if ended:
+            match.refresh_from_db(fields=["status"])
+    response = JsonResponse({"status": match.status, "first": first, "frames": frames},
+                            json_dumps_params={"separators": (",", ":")})
+    response["Cache-Control"] = "no-store"
+    return response
