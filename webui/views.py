@@ -36,6 +36,8 @@ from arena.models import (ApiToken, Bot, BotVersion, Comparison, Match, MatchSea
 from .forms import RemoteBotForm, SignUpForm, UploadForm
 
 PAGE_SIZE = 25
+PLAYING_LIMIT = 20  # matches listed as being played now
+REFRESH_SECONDS = 5  # how often the home and tournament pages refresh their parts (webui/static/webui/refresh.js)
 UPLOADS_PER_HOUR = 10
 LOG_LINES_LIMIT = 500
 LOG_MATCHES = 10
@@ -97,7 +99,13 @@ def home(request):
     recent = seats_prefetch(Match.objects.filter(status=Match.FINISHED).order_by("-finished"))[:10]
     return render(request, "webui/home.html", {
         "games": game_choices(), "tournaments": current, "recent": match_rows(recent),
+        "playing": match_rows(playing_now(Match.objects.all())), "refresh_seconds": REFRESH_SECONDS,
     })
+
+
+def playing_now(matches) -> list[Match]:
+    """The matches being played now (their worker set them running), latest first."""
+    return list(seats_prefetch(matches.filter(status=Match.RUNNING).order_by("-created"))[:PLAYING_LIMIT])
 
 
 # ---------------------------------------------------------------------- ladder
@@ -470,6 +478,9 @@ def tournament_page(request, tournament_id: int):
     rounds = (tournament.round_set.annotate(total=Count("matches"),
                                             done=Count("matches", filter=Q(matches__status__in=[Match.FINISHED, Match.ABORTED])))
               .order_by("number"))
+    for r in rounds:  # a round is over when its matches are (the record keeps the status it was paired with)
+        r.shown_status = "finished" if (r.total and r.done == r.total) or tournament.status == Tournament.FINISHED \
+            else "playing"
     total = tournament.matches.count()
     done = tournament.matches.filter(status__in=[Match.FINISHED, Match.ABORTED]).count()
     matches = seats_prefetch(tournament.matches.select_related("round").order_by("round__number", "pk"))
@@ -477,7 +488,8 @@ def tournament_page(request, tournament_id: int):
         "tournament": tournament, "game_name": game_names().get(tournament.game, tournament.game), "standings": rows,
         "crosstable": crosstable(tournament, labels), "labels": labels, "rounds": rounds,
         "total": total, "done": done, "percent": round(100 * done / total) if total else 0,
-        "matches": match_rows(matches[:200]),
+        "matches": match_rows(matches[:200]), "playing": match_rows(playing_now(tournament.matches.all())),
+        "refresh_seconds": REFRESH_SECONDS,
     })
 
 
@@ -490,6 +502,7 @@ def match_page(request, match_id: int):
     return render(request, "webui/match.html", {
         "match": match, "seats": seats, "game_name": game_names().get(match.game, match.game), "has_replay": has_replay,
         "replay_url": reverse("replay_json", args=[match.pk]), "download_url": reverse("replay_download", args=[match.pk]),
+        "live_url": reverse("live_json", args=[match.pk]) if match.status in (Match.SCHEDULED, Match.RUNNING) else "",
         "result_json": json.dumps(match.result, indent=1, sort_keys=True) if match.result else "",
     })
 

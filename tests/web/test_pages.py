@@ -182,6 +182,20 @@ def test_standings_crosstable_rounds_and_progress(client) -> None:
     assertContains(listing, "Cup")
     assertContains(listing, "1 / 2")
     assertContains(client.get(reverse("home")), "Cup")
+    assert [r.shown_status for r in response.context["rounds"]] == ["finished", "playing"]
+    assert response.context["playing"] == [] and "data-refresh-seconds" in response.content.decode()
+    # the second round's match is being played: the tournament's page and the home page list it
+    Match.objects.filter(pk=live.pk).update(status=Match.RUNNING)
+    assert [row["match"].pk for row in client.get(reverse("tournament", args=[t.pk])).context["playing"]] == [live.pk]
+    home = client.get(reverse("home"))
+    assert [row["match"].pk for row in home.context["playing"]] == [live.pk]
+    assertContains(home, f'href="/matches/{live.pk}/"')
+    # over: every round says finished, and the page no longer refreshes itself
+    Match.objects.filter(pk=live.pk).update(status=Match.ABORTED)
+    Tournament.objects.filter(pk=t.pk).update(status=Tournament.FINISHED)
+    over = client.get(reverse("tournament", args=[t.pk]))
+    assert [r.shown_status for r in over.context["rounds"]] == ["finished", "finished"]
+    assert "data-refresh-seconds" not in over.content.decode()
 
 
 # ---------------------------------------------------------------------- escaping

@@ -51,6 +51,10 @@
   FrameList.prototype.length = function () {
     return this.frames.length;
   };
+  /** More frames of a live match, in order (frame i is step i). */
+  FrameList.prototype.append = function (frames) {
+    for (var i = 0; i < frames.length; i++) this.frames.push(frames[i]);
+  };
   FrameList.prototype.get = function (index) {
     var frames = this.frames;
     if (index < 0 || index >= frames.length) return null;
@@ -1053,6 +1057,9 @@
     return h("span", { text: String(value) });
   }
 
+  /** Where each game's public view keeps the seats' running scores. */
+  var SCORE_KEYS = { "tussie-mussie": "scores", "tricky-twist": "totals", "misty": "points", "bszzzz": "scores" };
+
   var RENDERERS = {
     "tussie-mussie": renderTussieMussie,
     "tricky-twist": renderTrickyTwist,
@@ -1061,14 +1068,16 @@
   };
 
   // ================================================================== the viewer
-  var SPEEDS = [0.5, 1, 2, 4];
+  var SPEEDS = [0.5, 1, 2, 4, 8, 16];
   var BASE_DELAY_MS = 1000;
+  var MIN_DELAY_MS = 15;
+  var CATCH_UP_MS = 1500;
 
   function Viewer(root) {
     this.root = root;
     this.el = {};
     var ids = ["board", "step", "step-count", "slider", "play", "back", "forward", "first", "last", "speed",
-      "perspective", "action", "logs", "status", "header", "result", "download", "all-logs"];
+      "perspective", "action", "logs", "status", "header", "result", "download", "all-logs", "scores"];
     for (var i = 0; i < ids.length; i++) this.el[ids[i]] = document.getElementById("viewer-" + ids[i]);
     this.replay = null;
     this.header = {};
@@ -1076,6 +1085,8 @@
     this.perspective = "spectator";
     this.timer = null;
     this.pollTimer = null;
+    this.following = false; // playing a live match at its pace: every step shown, catching up with the play
+    this.liveRequest = null;
     this.speed = 1;
     this.frameLists = { public: new FrameList([]), seats: [] };
     this.logsByStep = {};
@@ -1122,7 +1133,6 @@
 
   Viewer.prototype.setReplay = function (replay, first) {
     replay = obj(replay);
-    var atEnd = this.stepIndex >= this.stepCount() - 1;
     this.replay = replay;
     this.header = obj(replay.header);
     this.frameLists = {
@@ -1147,17 +1157,82 @@
       this.el.slider.min = "0";
       this.el.slider.max = String(Math.max(0, count - 1));
     }
-    if (this.el["step-count"]) this.el["step-count"].textContent = String(Math.max(0, count - 1));
+    this.showCount();
     if (first) {
       var fragment = readFragment();
       if (fragment.view && this.perspectiveAllowed(fragment.view)) this.perspective = fragment.view;
       var step = fragment.step !== null ? fragment.step : this.header.live ? count - 1 : 0;
-      this.setStatus(count ? "" : "This replay has no steps yet.");
+      this.setStatus(count ? "" : this.header.live ? "Waiting for the match's first frames…" : "This replay has no steps yet.");
       this.go(step, true);
+      if (this.header.live && fragment.step === null) this.follow();
     } else {
-      this.go(atEnd ? count - 1 : this.stepIndex, true);
+      this.go(this.stepIndex, true); // the whole replay after the live frames: same step, no jump
     }
-    this.schedulePoll();
+    this.root.classList.toggle("is-live", !!this.header.live);
+    if (this.header.live && this.root.getAttribute("data-live-url")) this.pollLive();
+    else this.schedulePoll();
+  };
+
+  Viewer.prototype.showCount = function () {
+    var count = this.stepCount();
+    if (this.el.slider) {
+      this.el.slider.min = "0";
+      this.el.slider.max = String(Math.max(0, count - 1));
+    }
+    if (this.el["step-count"]) this.el["step-count"].textContent = String(Math.max(0, count - 1));
+  };
+
+  /** Long polling (webui/replays.py): ask for the frames after the last one held; the server answers
+   * as soon as there are some, or after a short wait. Once the match is over, the whole replay. */
+  Viewer.prototype.pollLive = function () {
+    var self = this;
+    if (this.liveRequest) return;
+    var url = this.root.getAttribute("data-live-url");
+    var asked = this.stepCount();
+    var started = Date.now();
+    this.liveRequest = fetch(url + (url.indexOf("?") < 0 ? "?" : "&") + "from=" + asked, {
+      credentials: "same-origin", headers: { Accept: "application/json" }, cache: "no-store",
+    }).then(function (response) {
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      return response.json();
+    }).then(function (news) {
+      self.liveRequest = null;
+      news = obj(news);
+      var frames = arr(news.frames);
+      if (frames.length && news.first === self.stepCount()) self.addLiveFrames(frames);
+      if (news.status !== "running" && news.status !== "scheduled") return self.liveEnded(news.status);
+      // an empty answer at once (the server could not wait): ask again a little later
+      var again = frames.length || Date.now() - started > 500 ? 0 : 1000;
+      self.pollTimer = setTimeout(function () { self.pollLive(); }, again);
+    }).catch(function () {
+      self.liveRequest = null;
+      self.pollTimer = setTimeout(function () { self.pollLive(); }, 2000);
+    });
+  };
+  Viewer.prototype.addLiveFrames = function (frames) {
+    var before = this.stepCount();
+    this.frameLists.public.append(frames);
+    this.showCount();
+    if (!before) {
+      this.setStatus("");
+      this.go(0, true);
+    }
+    this.root.setAttribute("data-frames", String(this.stepCount()));
+  };
+  Viewer.prototype.liveEnded = function (status) {
+    var self = this;
+    if (status !== "finished") {
+      this.header.live = false;
+      this.root.classList.remove("is-live");
+      this.buildHeader();
+      this.setStatus("The match was " + text(status) + ".", status === "aborted");
+      return;
+    }
+    fetchReplay(this.root.getAttribute("data-replay-url")).then(function (replay) {
+      self.setReplay(replay, false);
+    }).catch(function () {
+      self.pollTimer = setTimeout(function () { self.liveEnded(status); }, 2000);
+    });
   };
 
   /** A live match (its header says live): fetch again every few seconds until it is over. */
@@ -1166,11 +1241,7 @@
     if (this.pollTimer) clearTimeout(this.pollTimer);
     this.pollTimer = null;
     var seconds = parseFloat(this.root.getAttribute("data-poll-seconds") || "5");
-    if (!this.header.live || !(seconds > 0)) {
-      this.root.classList.remove("is-live");
-      return;
-    }
-    this.root.classList.add("is-live");
+    if (!this.header.live || !(seconds > 0)) return;
     this.pollTimer = setTimeout(function () {
       fetchReplay(self.root.getAttribute("data-replay-url")).then(function (replay) {
         self.setReplay(replay, false);
@@ -1310,6 +1381,7 @@
     this.root.setAttribute("data-perspective", this.perspective);
     if (this.el.perspective && this.el.perspective.value !== this.perspective) this.el.perspective.value = this.perspective;
     this.renderAction(step);
+    this.renderScores(step);
     this.renderLogs(step);
     this.renderResult(step);
     var board = this.el.board;
@@ -1355,6 +1427,24 @@
       source === "autopilot" ? "autopilot (seat forfeited)" : text(entry.source);
     box.appendChild(h("span", { class: "badge source source-" + source, "data-source": source, text: sourceText }));
     if (isNum(entry.think_ms)) box.appendChild(h("span", { class: "viewer-think", text: entry.think_ms + " ms" }));
+  };
+
+  /** Each seat's score at this step (from the public frame), in the header: it changes as the match goes. */
+  Viewer.prototype.renderScores = function (step) {
+    var box = this.el.scores;
+    if (!box) return;
+    var view = obj(this.frameLists.public.get(step));
+    var game = String(this.header.game || "");
+    var key = SCORE_KEYS[game] || "scores";
+    var scores = arr(view[key]);
+    clear(box);
+    box.hidden = !scores.length;
+    var self = this;
+    scores.forEach(function (score, seat) {
+      box.appendChild(h("li", { class: "viewer-score", "data-seat": seat },
+        h("span", { class: "viewer-score-seat", text: self.seatName(seat) }), " ",
+        h("strong", { class: "viewer-score-value", text: text(score) })));
+    });
   };
 
   Viewer.prototype.renderLogs = function (step) {
@@ -1405,10 +1495,26 @@
   };
 
   // ------------------------------------------------------------------ playback
-  Viewer.prototype.play = function () {
+  /** Play a live match as it comes: every step shown in turn, faster while behind the play (at most
+   * CATCH_UP_MS to catch up whatever the lag), the chosen speed once caught up; the end comes as
+   * one more step. */
+  Viewer.prototype.follow = function () {
+    this.pause();
+    this.following = true;
+    this.root.classList.add("is-following");
+    this.play(true);
+  };
+  Viewer.prototype.delay = function () {
+    var normal = BASE_DELAY_MS / this.speed;
+    if (!this.following) return normal;
+    var lag = this.stepCount() - 1 - this.stepIndex;
+    if (lag <= 0) return 100; // caught up: look again soon
+    return Math.max(MIN_DELAY_MS, Math.min(normal, CATCH_UP_MS / lag));
+  };
+  Viewer.prototype.play = function (keepPlace) {
     var self = this;
     if (this.timer) return;
-    if (this.stepIndex >= this.stepCount() - 1) this.go(0);
+    if (!keepPlace && this.stepIndex >= this.stepCount() - 1 && !this.header.live) this.go(0);
     this.root.classList.add("is-playing");
     if (this.el.play) {
       this.el.play.textContent = "\u23f8";
@@ -1418,17 +1524,19 @@
     var tick = function () {
       if (self.stepIndex >= self.stepCount() - 1) {
         if (!self.header.live) self.pause();
-        else self.timer = setTimeout(tick, BASE_DELAY_MS / self.speed);
+        else self.timer = setTimeout(tick, self.delay());
         return;
       }
       self.go(self.stepIndex + 1);
-      self.timer = setTimeout(tick, BASE_DELAY_MS / self.speed);
+      self.timer = setTimeout(tick, self.delay());
     };
-    this.timer = setTimeout(tick, BASE_DELAY_MS / this.speed);
+    this.timer = setTimeout(tick, this.delay());
   };
   Viewer.prototype.pause = function () {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.following = false;
+    this.root.classList.remove("is-following");
     this.root.classList.remove("is-playing");
     if (this.el.play) {
       this.el.play.textContent = "\u25b6";
@@ -1438,7 +1546,14 @@
   };
   Viewer.prototype.toggle = function () {
     if (this.timer) this.pause();
+    else if (this.header.live) this.follow();
     else this.play();
+  };
+  /** The last step; while live, the viewer then follows the match again. */
+  Viewer.prototype.toLast = function () {
+    this.pause();
+    this.go(this.stepCount() - 1);
+    if (this.header.live) this.follow();
   };
   Viewer.prototype.setSpeed = function (speed) {
     speed = parseFloat(speed);
@@ -1473,8 +1588,7 @@
       self.go(0);
     });
     on(el.last, "click", function () {
-      self.pause();
-      self.go(self.stepCount() - 1);
+      self.toLast();
     });
     on(el.slider, "input", function () {
       self.go(parseInt(el.slider.value, 10));
@@ -1509,8 +1623,7 @@
         self.pause();
         self.go(0);
       } else if (key === "End") {
-        self.pause();
-        self.go(self.stepCount() - 1);
+        self.toLast();
       } else {
         return;
       }
