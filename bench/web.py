@@ -6,10 +6,16 @@ Fills a fresh SQLite database (a temporary PARLOUR_HOME) with N bots rated on on
 finished two-seat matches, then times the ladder page, a match page and a trivial view through
 Django's test client (the server's time: no network). Ratios, not absolutes, are the figures to
 compare. First target: the ladder page within 10x the trivial view.
+
+Then a 6-seat Bszzzz replay (random bots) on a real site (gunicorn, tests/browser_site.py): its size
+on the wire as a browser asks for it (gzip accepted) and, when Debian's chromium is installed, the
+time from the match page's navigation to the viewer's first drawn step (its ``viewer-ready``
+mark), median of three loads. Targets: <= 1.5 MB on the wire, ready <= 1 s on localhost.
 """
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import random
@@ -22,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # browser_site: the site and browser the browser tests use
 
 
 def setup(home: str) -> None:
@@ -95,12 +102,49 @@ def median_ms(client, url: str, requests: int) -> float:
     return statistics.median(times) * 1000
 
 
+def replay_figures(players: int = 6, seed: int = 3) -> dict:
+    """Wire size and viewer-ready time of a big replay (see the module's docstring)."""
+    import subprocess
+    import urllib.request
+
+    from browser_site import CHROMIUM, chromium, make_match, running_site
+
+    with tempfile.TemporaryDirectory() as home:
+        replay = Path(home) / "bszzzz-6.replay.json.gz"
+        subprocess.run([sys.executable, "-m", "bots_sdk", "play", "bszzzz", *["random"] * players, "--seed", str(seed),
+                        "--replay", str(replay)], cwd=ROOT, check=True, capture_output=True)
+        raw = len(gzip.decompress(replay.read_bytes()))
+        with running_site(Path(home) / "site") as site:
+            match_id = make_match(site, "bench/bszzzz", "bszzzz", players, "finished", seed=seed, replay=str(replay),
+                                  result={"scores": [0] * players, "ranks": list(range(1, players + 1))})
+            request = urllib.request.Request(f"{site.url}/matches/{match_id}/replay.json",
+                                             headers={"Accept-Encoding": "gzip, deflate, br"})
+            with urllib.request.urlopen(request) as response:
+                wire = len(response.read())
+                encoding = response.headers.get("Content-Encoding", "")
+            figures = {"replay_steps": len(json.loads(gzip.decompress(replay.read_bytes()))["log"]),
+                       "replay_json_mb": round(raw / 1e6, 2), "replay_wire_mb": round(wire / 1e6, 3),
+                       "replay_encoding": encoding, "viewer_ready_ms": None}
+            if Path(CHROMIUM).exists():
+                times = []
+                with chromium() as browser:
+                    for _ in range(3):
+                        page = browser.new_page(viewport={"width": 1280, "height": 900})
+                        page.goto(f"{site.url}/matches/{match_id}/")
+                        page.wait_for_selector("#viewer[data-ready]", timeout=60_000)
+                        times.append(page.evaluate("performance.getEntriesByName('viewer-ready')[0].startTime"))
+                        page.close()
+                figures["viewer_ready_ms"] = round(statistics.median(times))
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=10_000)
     parser.add_argument("--matches", type=int, default=200_000)
     parser.add_argument("--requests", type=int, default=30)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--no-replay", action="store_true", help="skip the replay's wire size and viewer time")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         setup(home)
@@ -116,12 +160,20 @@ def main() -> None:
     figures = {"bots": args.bots, "matches": args.matches, "fill_seconds": round(filled, 1),
                "trivial_ms": round(trivial, 3), "ladder_ms": round(ladder_ms, 3), "match_ms": round(match_ms, 3),
                "ladder_ratio": round(ladder_ms / trivial, 1), "match_ratio": round(match_ms / trivial, 1)}
+    if not args.no_replay:
+        figures.update(replay_figures())
     if args.json:
         print(json.dumps(figures))
         return
     print(f"{args.bots} bots, {args.matches} matches (filled in {filled:.0f} s)")
     print(f"trivial view {trivial:.2f} ms · ladder page {ladder_ms:.2f} ms ({figures['ladder_ratio']}x, "
           f"target <= 10x) · match page {match_ms:.2f} ms ({figures['match_ratio']}x)")
+    if not args.no_replay:
+        ready = figures["viewer_ready_ms"]
+        print(f"6-seat Bszzzz replay, {figures['replay_steps']} steps: {figures['replay_json_mb']} MB of JSON, "
+              f"{figures['replay_wire_mb']} MB on the wire ({figures['replay_encoding'] or 'not compressed'}; "
+              f"target <= 1.5 MB) · viewer ready in "
+              + (f"{ready} ms (target <= 1000 ms)" if ready is not None else "? (no chromium)"))
 
 
 if __name__ == "__main__":

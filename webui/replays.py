@@ -19,6 +19,7 @@ import gzip
 import json
 import logging
 import os
+import shutil
 from pathlib import Path
 
 from django.conf import settings
@@ -32,6 +33,7 @@ from .views import visible_replay
 
 LIVE_WAIT = 2.0  # seconds a long poll waits for the next batch of frames
 GZIP_LEVEL = 6
+NO_LOG_LINES = b'"bot_logs":[]'  # as referee/replay.py writes a replay without log lines
 log = logging.getLogger("parlour.web")
 
 
@@ -57,17 +59,24 @@ def pack(data: dict) -> bytes:
 
 def shared_copy(match: Match) -> Path:
     """The stored replay without the bots' log lines, what any visitor may see of a finished
-    match: made once (atomically) beside the replay; the replay itself when it holds no log line."""
+    match: made once (atomically) beside the replay; a link to the replay when it holds no log line."""
     stored = Path(match.replay_path)
     shared = stored.with_name(stored.name + ".shared.gz")
     if shared.is_file() and shared.stat().st_mtime >= stored.stat().st_mtime:
         return shared
-    replay = json.loads(gzip.decompress(stored.read_bytes()))
-    if not replay.get("bot_logs"):
-        return stored
-    replay["bot_logs"] = []
+    raw = gzip.decompress(stored.read_bytes())
     temporary = shared.with_name(f"{shared.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(pack(replay))
+    # an empty top-level list, found without parsing: inside a JSON string these quotes would be escaped
+    if NO_LOG_LINES not in raw:
+        replay = json.loads(raw)
+        replay["bot_logs"] = []
+        temporary.write_bytes(pack(replay))
+    else:  # nothing to take out: the stored bytes themselves, under the shared name
+        temporary.unlink(missing_ok=True)
+        try:
+            os.link(stored, temporary)
+        except OSError:
+            shutil.copyfile(stored, temporary)
     os.replace(temporary, shared)
     return shared
 

@@ -1165,6 +1165,8 @@
       this.setStatus(count ? "" : this.header.live ? "Waiting for the match's first frames…" : "This replay has no steps yet.");
       this.go(step, true);
       if (this.header.live && fragment.step === null) this.follow();
+      this.root.setAttribute("data-ready", "true"); // the first step is drawn (bench/web.py times this)
+      if (window.performance && performance.mark) performance.mark("viewer-ready");
     } else {
       this.go(this.stepIndex, true); // the whole replay after the live frames: same step, no jump
     }
