@@ -102,3 +102,57 @@ def test_a_live_match_is_watched_from_its_first_frames_to_its_end_without_a_jump
     assert page.locator("#viewer-result").is_visible()
     page.goto(f"{site.url}/")
     assert page.locator(f"#playing-now a[href='/matches/{match_id}/']").count() == 0
+
+
+def wider_than_the_viewport(page) -> list[str]:
+    """Elements reaching past the viewport's right edge (what a reader would have to scroll sideways to see)."""
+    return page.evaluate("""() => {
+        const width = document.documentElement.clientWidth;
+        return [...document.querySelectorAll('body *')]
+            .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.right > width + 1; })
+            .filter(e => {  // what a box scrolling its content inside itself holds is fine
+                for (let a = e.parentElement; a; a = a.parentElement) {
+                    if (['auto', 'scroll'].includes(getComputedStyle(a).overflowX)) return false;
+                }
+                return true;
+            })
+            .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));
+    }""")
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_each_games_viewer_at_desktop_and_phone_widths_with_jumps_and_events(site, replays, browser, game) -> None:
+    replay = read(replays[game])
+    stored = site.home / "replays" / f"{game}.replay.json.gz"
+    stored.parent.mkdir(exist_ok=True)
+    shutil.copy(replays[game], stored)
+    match_id = make_match(site, f"view/{game}", game, GAMES[game], "finished", seed=2, replay=str(stored),
+                          result=replay["result"])
+    ARTIFACTS.mkdir(exist_ok=True)
+    for width in (1280, 390):
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(f"{site.url}/matches/{match_id}/#step=0")
+        page.wait_for_selector("#viewer[data-ready]")
+        # the next round / trick / window / pick: the first step whose unit differs
+        jumps = page.locator("#viewer-jumps button.viewer-jump-next")
+        assert jumps.count() >= 2
+        names = jumps.evaluate_all("els => els.map(e => e.dataset.mark)")
+        finest = names[-1]
+        page.click(f"#viewer-jumps button.viewer-jump-next[data-mark='{finest}']")
+        first = int(page.locator("#viewer-step").inner_text())
+        page.click(f"#viewer-jumps button.viewer-jump-next[data-mark='{finest}']")
+        second = int(page.locator("#viewer-step").inner_text())
+        assert 0 < first < second
+        page.click(f"#viewer-jumps button.viewer-jump-back[data-mark='{finest}']")
+        assert int(page.locator("#viewer-step").inner_text()) == first
+        # the list of events links to the steps where they start
+        page.click("#viewer-events summary")
+        event = page.locator("#viewer-events li.viewer-event").nth(3)
+        step = int(event.get_attribute("data-step"))
+        event.locator("a").click()
+        page.wait_for_function(f"Number(document.querySelector('#viewer-step').textContent) === {step}")
+        page.select_option("#viewer-speed", "16")
+        page.locator("body").press("End")
+        assert not wider_than_the_viewport(page), (game, width, wider_than_the_viewport(page))
+        page.screenshot(path=str(ARTIFACTS / f"viewer-{game}-{width}.png"), full_page=True)
+        page.close()

@@ -1060,6 +1060,39 @@
   /** Where each game's public view keeps the seats' running scores. */
   var SCORE_KEYS = { "tussie-mussie": "scores", "tricky-twist": "totals", "misty": "points", "bszzzz": "scores" };
 
+  /** The units a viewer can jump by, per game: a unit starts where its key changes from the step
+   * before; label names the unit a step belongs to (for the list of events). From public frames only. */
+  function bzTricksDone(v) {
+    return arr(v.windows).filter(function (w) {
+      var e = obj(w).effect;
+      return e === "web" || e === "swat-trick";
+    }).length;
+  }
+  var MARKS = {
+    "tussie-mussie": [
+      { name: "round", key: function (v) { return v.round; }, label: function (v) { return "Round " + (v.round + 1); } },
+      { name: "offer", key: function (v) { return v.round + "|" + (v.offer ? obj(v.offer).offerer + ">" + obj(v.offer).receiver : v.phase); },
+        label: function (v) { return v.offer ? "Offer: seat " + obj(v.offer).offerer + " to seat " + obj(v.offer).receiver : TM_PHASES[v.phase] || text(v.phase); } },
+    ],
+    "tricky-twist": [
+      { name: "round", key: function (v) { return v.round; }, label: function (v) { return "Round " + (v.round + 1); } },
+      { name: "trick", key: function (v) { return v.round + "|" + (v.phase === "reserve" ? "reserve" : arr(v.log).length); },
+        label: function (v) { return v.phase === "reserve" ? "Reserve picks" : "Trick " + (arr(v.log).length + 1); } },
+    ],
+    "misty": [
+      { name: "round", key: function (v) { return v.round; }, label: function (v) { return "Round " + v.round; } },
+      { name: "pick", key: function (v) { return v.round + "|" + (v.draft ? obj(v.draft).phase + "/" + obj(v.draft).pick : v.phase); },
+        label: function (v) { return v.draft ? "Draft phase " + obj(v.draft).phase + ", pick " + obj(v.draft).pick : "Phase: " + text(v.phase); } },
+    ],
+    "bszzzz": [
+      { name: "round", key: function (v) { return v.round; }, label: function (v) { return "Round " + v.round; } },
+      { name: "trick", key: function (v) { return v.round + "|" + bzTricksDone(v); },
+        label: function (v) { return "Trick " + (bzTricksDone(v) + 1); } },
+      { name: "window", key: function (v) { return v.round + "|" + arr(v.windows).length; },
+        label: function (v) { return "Window " + (arr(v.windows).length + 1); } },
+    ],
+  };
+
   var RENDERERS = {
     "tussie-mussie": renderTussieMussie,
     "tricky-twist": renderTrickyTwist,
@@ -1152,6 +1185,8 @@
     this.buildPerspectives();
     this.buildHeader();
     this.buildAllLogs();
+    this.buildMarks();
+    this.buildEvents();
     var count = this.stepCount();
     if (this.el.slider) {
       this.el.slider.min = "0";
@@ -1496,6 +1531,92 @@
     box.appendChild(table);
   };
 
+  // ------------------------------------------------------------------ jumps and the list of events
+  Viewer.prototype.marks = function () {
+    var game = String(this.header.game || "");
+    return Object.prototype.hasOwnProperty.call(MARKS, game) ? MARKS[game] : [];
+  };
+  Viewer.prototype.markKey = function (mark, step) {
+    try {
+      return String(mark.key(obj(this.frameLists.public.get(step))));
+    } catch (e) {
+      return "";
+    }
+  };
+  /** The first step of the next unit (direction 1) or of this unit, else the previous one (-1). */
+  Viewer.prototype.jumpTarget = function (mark, direction) {
+    var count = this.stepCount();
+    var step = this.stepIndex;
+    var key = this.markKey(mark, step);
+    if (direction > 0) {
+      for (var s = step + 1; s < count; s++) if (this.markKey(mark, s) !== key) return s;
+      return count - 1;
+    }
+    var t = step - 1;
+    if (t < 0) return 0;
+    key = this.markKey(mark, t) !== key ? this.markKey(mark, t) : key;
+    while (t > 0 && this.markKey(mark, t - 1) === key) t--;
+    return t;
+  };
+  Viewer.prototype.jump = function (name, direction) {
+    var mark = this.marks().filter(function (m) {
+      return m.name === name;
+    })[0];
+    if (!mark || !this.stepCount()) return;
+    this.pause();
+    this.go(this.jumpTarget(mark, direction));
+  };
+  Viewer.prototype.buildMarks = function () {
+    var box = document.getElementById("viewer-jumps");
+    if (!box) return;
+    clear(box);
+    var self = this;
+    this.marks().forEach(function (mark) {
+      box.appendChild(h("span", { class: "viewer-jump", "data-mark": mark.name },
+        h("button", { type: "button", class: "viewer-jump-back", "data-mark": mark.name, title: "Previous " + mark.name,
+          "aria-label": "Previous " + mark.name, text: "\u2039 " + mark.name, onclick: function () { self.jump(mark.name, -1); } }),
+        h("button", { type: "button", class: "viewer-jump-next", "data-mark": mark.name, title: "Next " + mark.name,
+          "aria-label": "Next " + mark.name, text: mark.name + " \u203a", onclick: function () { self.jump(mark.name, 1); } })));
+    });
+    box.hidden = !this.marks().length;
+  };
+  /** Every step where a unit starts, as a list of links; made when opened (it decodes every frame). */
+  Viewer.prototype.buildEvents = function () {
+    var box = document.getElementById("viewer-events");
+    if (!box) return;
+    clear(box);
+    var marks = this.marks();
+    box.hidden = !marks.length;
+    if (!marks.length) return;
+    var self = this;
+    var list = h("ol", { class: "viewer-event-list" });
+    var details = h("details", null, h("summary", { text: "Events (rounds, " + marks.slice(1).map(function (m) {
+      return m.name + "s";
+    }).join(", ") + ")" }), list);
+    details.addEventListener("toggle", function () {
+      if (!details.open || list.childNodes.length) return;
+      var count = self.stepCount();
+      var previous = marks.map(function () { return null; });
+      for (var s = 0; s < count; s++) {
+        var view = obj(self.frameLists.public.get(s));
+        for (var m = 0; m < marks.length; m++) {
+          var key = self.markKey(marks[m], s);
+          if (key === previous[m]) continue;
+          previous[m] = key;
+          var label;
+          try {
+            label = marks[m].label(view);
+          } catch (e) {
+            label = marks[m].name;
+          }
+          list.appendChild(h("li", { class: "viewer-event mark-" + marks[m].name, "data-step": s },
+            h("a", { href: "#step=" + s, text: "step " + s }), " ", h("span", { text: label })));
+        }
+      }
+    });
+    box.appendChild(details);
+  };
+
   // ------------------------------------------------------------------ playback
   /** Play a live match as it comes: every step shown in turn, faster while behind the play (at most
    * CATCH_UP_MS to catch up whatever the lag), the chosen speed once caught up; the end comes as
@@ -1519,7 +1640,6 @@
     if (!keepPlace && this.stepIndex >= this.stepCount() - 1 && !this.header.live) this.go(0);
     this.root.classList.add("is-playing");
     if (this.el.play) {
-      this.el.play.textContent = "\u23f8";
       this.el.play.setAttribute("aria-label", "Pause");
       this.el.play.setAttribute("aria-pressed", "true");
     }
@@ -1541,7 +1661,6 @@
     this.root.classList.remove("is-following");
     this.root.classList.remove("is-playing");
     if (this.el.play) {
-      this.el.play.textContent = "\u25b6";
       this.el.play.setAttribute("aria-label", "Play");
       this.el.play.setAttribute("aria-pressed", "false");
     }
