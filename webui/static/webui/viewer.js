@@ -1236,10 +1236,11 @@
       self.liveRequest = null;
       news = obj(news);
       var frames = arr(news.frames);
-      if (frames.length && news.first === self.stepCount()) self.addLiveFrames(frames);
+      var fits = frames.length > 0 && news.first === self.stepCount(); // else the oldest frames were trimmed
+      if (fits) self.addLiveFrames(frames);
       if (news.status !== "running" && news.status !== "scheduled") return self.liveEnded(news.status);
-      // an empty answer at once (the server could not wait): ask again a little later
-      var again = frames.length || Date.now() - started > 500 ? 0 : 1000;
+      // an answer at once with nothing to add (the server could not wait): ask again a little later
+      var again = fits || Date.now() - started > 500 ? 0 : 1000;
       self.pollTimer = setTimeout(function () { self.pollLive(); }, again);
     }).catch(function () {
       self.liveRequest = null;
