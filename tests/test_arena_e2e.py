@@ -57,10 +57,10 @@ class Platform:
         self.env.update(REFEREE_ADDRESS=address, PARLOUR_OPERATOR_TOKEN=token)
         self.workers: list[subprocess.Popen] = []
 
-    def arena(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    def arena(self, *args: str, timeout: float = 300, returncode: int = 0) -> subprocess.CompletedProcess:
         done = subprocess.run([sys.executable, "-m", "arena", *args], env=self.env, capture_output=True,
                               text=True, cwd=ROOT, timeout=timeout)
-        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.returncode == returncode, done.stderr[-3000:]
         return done
 
     def start_worker(self) -> subprocess.Popen:
@@ -299,11 +299,15 @@ def test_where_uploaded_bots_may_not_run_their_matches_are_aborted_at_once(platf
     p.arena("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2", "--seed", "5",
             "--bots", f"{label},random")
     began = time.monotonic()
-    p.arena("tournament", "run", "1")
+    run = p.arena("tournament", "run", "1", returncode=1)  # halted: its matches could not be played
     assert time.monotonic() - began < 60  # no retries with back-off
+    out = " ".join(run.stdout.split())
+    assert "HALTED: 2 match(es) aborted unplayed" in out and "uploaded bots cannot run on this worker" in out
+    assert "python -m arena tournament run 1` plays them again" in out
     export = json.loads(p.arena("tournament", "standings", "1", "--json").stdout)
-    assert export["status"] == "finished"
+    assert export["status"] == "halted"  # never "finished" with unplayed matches
     assert [m["status"] for m in export["matches"]] == ["aborted", "aborted"]
+    assert all("the operator turned uploaded bots off" in m["aborted"] for m in export["matches"])
     log = (p.home / "worker-0.log").read_text()
     assert "sandbox: unavailable (the operator turned uploaded bots off" in log  # said at start-up
     assert worker.poll() is None
