@@ -7,6 +7,7 @@
     python -m arena ladder run [--matches N]
     python -m arena compare A B --game G [--variant V] [--option K=V ...] [--players N] [--max-games M]
                             [--elo0 E0 --elo1 E1 --alpha A --beta B] [--seed S] [--json]
+    python -m arena status [--json]
     python -m arena worker | beat
 
 With ``REDIS_URL`` set, tasks go to that Redis and the workers started with ``python -m arena
@@ -61,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     ladder_show.add_argument("--json", action="store_true")
     demo = commands.add_parser("demo", help="the whole platform on this machine (make demo)")
     demo.add_argument("--port", type=int, default=8000)
+    status = commands.add_parser("status", help="matches queued, running, retried, aborted; workers and referees")
+    status.add_argument("--json", action="store_true")
     commands.add_parser("worker", help="a Celery worker")
     from .compare import add_parser as add_compare_parser
 
@@ -81,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
             from .demo import run_demo
 
             return run_demo(port=args.port)
+        if args.command == "status":
+            return cmd_status(args)
         if args.command == "ladder":
             return cmd_ladder(args) if args.action == "run" else cmd_ladder_show(args)
         from .platform import celery_process
@@ -174,6 +179,37 @@ def tournament_json(tournament) -> dict:
     return {"id": tournament.pk, "status": tournament.status, "rounds": tournament.rounds,
             "byes": {r.number: r.byes for r in tournament.round_set.all()},
             "standings": standings(tournament), "progress": progress(tournament), "matches": matches}
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .status import platform_status
+
+    status = platform_status()
+    if args.json:
+        print(json.dumps(status))
+        return 0
+    console = Console()
+    m = status["matches"]
+    console.print(f"matches: {m['scheduled']} scheduled ({m['retried']} retried after a platform failure), "
+                  f"{m['running']} running, {m['finished']} finished, {m['aborted']} aborted; "
+                  f"{status['queued_tasks'] if status['queued_tasks'] is not None else '?'} tasks queued; "
+                  f"Redis {status['redis']}", markup=False)
+    for title, rows in (("workers alive", status["workers"]), ("referees", status["referees"]),
+                        ("running", status["running"]), ("retried (waiting for the platform)", status["retried"]),
+                        ("aborted (latest)", status["aborted"]), ("halted tournaments", status["halted_tournaments"])):
+        if not rows:
+            console.print(f"{title}: none", markup=False)
+            continue
+        table = Table(title=title, title_justify="left")
+        for column in rows[0]:
+            table.add_column(column)
+        for row in rows:
+            table.add_row(*(str(v) for v in row.values()))
+        console.print(table)
+    return 0
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
