@@ -2,11 +2,12 @@
 run``, ``demo``: a private Redis, a referee, a worker, beat, the web server) die with it, even when
 it is killed with ``kill -9``.
 
-Two means, each enough alone for its case: every child gets a parent-death signal (``prctl
-PR_SET_PDEATHSIG``, set between fork and exec), and a watcher process — in a session of its own,
-holding the read end of a pipe only the command holds open — kills each child's process group
-(so their own children too: a worker's pool and warm bots) when that pipe closes, which the
-kernel does when the command dies however it dies."""
+Two means: every child gets a parent-death signal (``prctl PR_SET_PDEATHSIG``, set between fork
+and exec), and a watcher process — in a session of its own, holding the read end of a pipe only
+the command holds open — follows the children's descendants (twice a second, from /proc) and,
+when that pipe closes (the kernel closes it when the command dies, however it dies), ends each
+child's process group and every descendant it saw: a worker's pool and warm bots, the referee's
+replay processes, a sandbox's launcher."""
 from __future__ import annotations
 
 import ctypes
@@ -20,22 +21,60 @@ PR_SET_PDEATHSIG = 1
 _libc = ctypes.CDLL(None, use_errno=True)
 
 WATCHER = r"""
-import os, signal, sys, time
-groups = []
-for line in sys.stdin:  # one child's pid a line, until the command's end of the pipe closes
-    if line.strip():
-        groups.append(int(line))
-def signal_all(sig):
-    for pid in groups:
-        for send in (os.killpg, os.kill):  # its group (children included); the process if no leader
+import os, select, signal, sys, time
+
+def started(pid):
+    try:
+        return open(f"/proc/{pid}/stat").read().rpartition(")")[2].split()[19]
+    except OSError:
+        return None
+
+roots, known = [], {}  # the children it was told of; every descendant seen so far, with its start time
+def look():
+    todo = list(roots) + list(known)
+    while todo:
+        pid = todo.pop()
+        for task in os.listdir(f"/proc/{pid}/task") if os.path.isdir(f"/proc/{pid}/task") else []:
             try:
-                send(pid, sig)
-                break
-            except (ProcessLookupError, PermissionError):
+                children = open(f"/proc/{pid}/task/{task}/children").read().split()
+            except OSError:
                 continue
+            for child in map(int, children):
+                if child not in known and started(child):
+                    known[child] = started(child)
+                    todo.append(child)
+
+buffer = b""
+while True:  # pids a line, until the command's end of the pipe closes (it ended, however it ended)
+    ready, _, _ = select.select([0], [], [], 0.5)
+    if ready:
+        data = os.read(0, 4096)
+        if not data:
+            break
+        buffer += data
+        *lines, buffer = buffer.split(b"\n")
+        for line in lines:
+            roots.append(int(line))
+            known[int(line)] = started(int(line))
+    look()
+look()
+
+def signal_all(sig):
+    for pid in roots:
+        try:
+            os.killpg(pid, sig)  # its group: what it started, even what this watcher never saw
+        except (ProcessLookupError, PermissionError):
+            pass
+    for pid, when in known.items():
+        if when is not None and started(pid) == when:  # never a reused pid
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+
 signal_all(signal.SIGTERM)
 deadline = time.monotonic() + float(sys.argv[1])
-while time.monotonic() < deadline and any(os.path.exists(f"/proc/{p}") for p in groups):
+while time.monotonic() < deadline and any(started(p) == w for p, w in known.items() if w):
     time.sleep(0.1)
 signal_all(signal.SIGKILL)
 """
