@@ -30,7 +30,13 @@ def start_time(pid: int) -> int | None:
 
 
 def alive(pid: int, started: int | None) -> bool:
-    return started is not None and start_time(pid) == started
+    """The same process still runs (a zombie, dead but not yet waited for, does not)."""
+    if started is None or start_time(pid) != started:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def register(name: str, launcher_pid: int, cgroups: list[str], mode: str) -> Path:

@@ -159,28 +159,48 @@ def test_the_reconciler_hands_back_a_dead_workers_match_and_requeues_a_lost_one(
     assert sent == [third.pk]
 
 
-def test_a_sandbox_whose_owner_died_is_reaped_and_a_live_owners_is_not(tmp_path, monkeypatch) -> None:
+OWNER = """
+import sys, time
+from bots_sdk.sandbox import Sandbox
+from arena import sandbox_reaper
+
+LINGER = "import os, time\\nif os.fork() == 0:\\n    os.setsid()\\ntime.sleep(600)"
+sandbox = Sandbox(None, None, command=[sys.executable, "-c", LINGER])
+sandbox_reaper.register(sandbox.name, 0, sandbox_reaper.cgroup_paths(sandbox.name), "full")
+sandbox.start()
+sandbox_reaper.register(sandbox.name, sandbox.process.pid, [str(p) for p in sandbox.cgroup.paths], "full")
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the full sandbox needs root (docs/security.md)")
+def test_a_sandbox_whose_owner_was_killed_is_reaped_and_a_live_owners_is_not(tmp_path, monkeypatch) -> None:
+    """A real sandbox (its launcher in a session of its own, a detached child inside) outlives the
+    process that started it, killed; the reaper kills its processes and removes its cgroups."""
     monkeypatch.setattr(sandbox_reaper, "REGISTRY", tmp_path / "registry")
-    owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    orphan = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(60)"])
-    kept = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(60)"])
+    env = dict(os.environ, PARLOUR_SANDBOX_REGISTRY=str(tmp_path / "registry"), PYTHONPATH=str(ROOT))
+    owners = [subprocess.Popen([sys.executable, "-c", OWNER], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+              for _ in range(2)]
     try:
-        sandbox_reaper.register("mine", kept.pid, [], "weak")  # this test's process owns it: alive
-        entry = {"name": "orphan", "owner": owner.pid, "owner_started": sandbox_reaper.start_time(owner.pid),
-                 "launcher": orphan.pid, "launcher_started": sandbox_reaper.start_time(orphan.pid),
-                 "cgroups": [], "mode": "weak"}
-        (tmp_path / "registry" / "orphan.json").write_text(json.dumps(entry))
-        owner.kill()
-        owner.wait()
-        time.sleep(0.2)  # the sessions are made
-        assert sandbox_reaper.reap_orphans() == ["orphan"]
-        assert orphan.wait(5) == -9
-        assert kept.poll() is None
-        assert sorted(p.name for p in (tmp_path / "registry").iterdir()) == ["mine.json"]
+        assert [o.stdout.readline() for o in owners] == ["ready\n", "ready\n"]
+        entries = {e["owner"]: e for e in (json.loads(f.read_text()) for f in (tmp_path / "registry").iterdir())}
+        killed, kept = entries[owners[0].pid], entries[owners[1].pid]
+        owners[0].kill()
+        owners[0].wait()
+        time.sleep(0.5)
+        cgroups = [Path(c) for c in killed["cgroups"]]
+        assert len(set().union(*map(sandbox_reaper.cgroup_pids, cgroups))) >= 3  # launcher, init, the command, its child
+        assert sandbox_reaper.reap_orphans() == [killed["name"]]
+        assert not any(c.exists() for c in cgroups)
+        assert not sandbox_reaper.alive(killed["launcher"], killed["launcher_started"])
+        assert all(sandbox_reaper.cgroup_pids(Path(c)) for c in kept["cgroups"])  # a live owner's: left alone
     finally:
-        for process in (owner, orphan, kept):
-            process.kill()
-            process.wait()
+        for owner in owners:
+            owner.kill()
+            owner.wait()
+        for entry in (json.loads(f.read_text()) for f in (tmp_path / "registry").glob("*.json")):
+            sandbox_reaper.reap(entry)
 
 
 @pytest.mark.django_db
@@ -202,3 +222,15 @@ def test_the_operator_page_is_for_staff_and_shows_retried_and_aborted_matches(cl
     assert "RpcError: the referee at 127.0.0.1:5 is unreachable" in page
     assert "the platform failed it 2 times (last: ConnectionError: Redis went away)" in page
     assert "No worker alive" in page
+
+
+def test_every_test_docs_operations_names_exists() -> None:
+    import ast
+    import re
+
+    text = (ROOT / "docs" / "operations.md").read_text()
+    references = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", text)
+    assert len(references) >= 12
+    for file, name in references:
+        tree = ast.parse((ROOT / file).read_text())
+        assert name in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}, f"{file}::{name}"
