@@ -5,6 +5,8 @@ being played; it mends the difference. It runs on every worker's start and then 
 - A ``running`` match whose process no live worker vouches for (the worker was killed), or that
   runs past its longest possible time plus a margin (arena.timing), is handed back: the platform
   failed it (arena.lifecycle), so it is played again, on any live worker.
+- A running tournament whose matches are all recorded is moved on (its next round paired), in
+  case the worker that recorded its round's last match died before pairing the next.
 - A ``scheduled`` match whose task is not in the queue some time after it was due (Redis lost
   it, or the worker holding its delayed retry died) gets its task again. A duplicate task is
   harmless: a match is claimed by one attempt only.
@@ -24,9 +26,10 @@ from django.utils import timezone
 from . import heartbeats, lifecycle
 from .aftermath import finish
 from .live import connection
-from .models import Match
+from .models import Match, Tournament
 from .queue import RUN_MATCH, enqueue_matches
 from .timing import MARGIN, match_time_limit
+from .tournaments import advance
 
 GRACE = float(os.environ.get("PARLOUR_RECONCILE_GRACE", 20.0))  # seconds a due task may take to start
 EVERY = float(os.environ.get("PARLOUR_RECONCILE_EVERY", 10.0))
@@ -89,6 +92,9 @@ def reconcile() -> dict[str, list[int]]:
             Match.objects.filter(pk__in=lost, status=Match.SCHEDULED).update(due=now)
             enqueue_matches(lost)
             done["requeued"] = lost
+    for tournament_id in (Tournament.objects.filter(status=Tournament.RUNNING)
+                          .exclude(matches__status__in=[Match.SCHEDULED, Match.RUNNING]).values_list("pk", flat=True)):
+        advance(tournament_id)  # its round is over, but the worker that recorded it died before pairing on
     if any(done.values()):
         log.warning("reconciler: %s", {k: v for k, v in done.items() if v})
     return done

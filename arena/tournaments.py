@@ -130,6 +130,7 @@ def start_tournament(tournament: Tournament) -> None:
                 tournament.status = Tournament.RUNNING
                 tournament.save(update_fields=["status"])
             matches = list(tournament.matches.filter(status__in=[Match.SCHEDULED]).values_list("pk", flat=True))
+            transaction.on_commit(lambda: advance(tournament.pk))  # a round over but not yet followed
         else:
             tournament.status = Tournament.RUNNING
             tournament.save(update_fields=["status"])
@@ -203,10 +204,17 @@ def after_match(match: Match) -> None:
     the match was the last of its round. A round with a match aborted unplayed (the platform's
     cap, an operator) halts the tournament instead: no round is paired from incomplete results
     and no tournament finishes with a match unplayed."""
-    if match.tournament_id is None:
-        return
+    if match.tournament_id is not None:
+        advance(match.tournament_id)
+
+
+def advance(tournament_id: int) -> None:
+    """Move a tournament on if its round is over (idempotent: a resumed run and the reconciler call
+    it too, for a worker killed between recording a round's last match and pairing the next)."""
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().get(pk=match.tournament_id)
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if not tournament.round_set.exists():
+            return
         if tournament.status == Tournament.FINISHED:
             return
         if tournament.matches.exclude(status__in=[Match.FINISHED, Match.ABORTED]).exists():

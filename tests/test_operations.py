@@ -159,6 +159,18 @@ def test_the_reconciler_hands_back_a_dead_workers_match_and_requeues_a_lost_one(
     assert sent == [third.pk]
 
 
+@pytest.mark.django_db
+def test_a_round_recorded_by_a_worker_that_died_before_pairing_the_next_is_moved_on(own_redis, monkeypatch) -> None:
+    monkeypatch.setattr("arena.tournaments.enqueue_matches", lambda ids: None)
+    tournament = swiss()
+    for match in tournament.matches.all():  # recorded, but after_match never ran
+        Match.objects.filter(pk=match.pk).update(status=Match.FINISHED)
+        match.seats.update(rank=1, status="ok")
+    reconcile.reconcile()
+    assert tournament.round_set.count() == 2
+    assert tournament.matches.filter(status=Match.SCHEDULED).count() == 2
+
+
 OWNER = """
 import sys, time
 from bots_sdk.sandbox import Sandbox
