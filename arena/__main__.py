@@ -7,6 +7,7 @@
     python -m arena ladder run [--matches N]
     python -m arena compare A B --game G [--variant V] [--option K=V ...] [--players N] [--max-games M]
                             [--elo0 E0 --elo1 E1 --alpha A --beta B] [--seed S] [--json]
+    python -m arena status [--json]
     python -m arena worker | beat
 
 With ``REDIS_URL`` set, tasks go to that Redis and the workers started with ``python -m arena
@@ -61,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     ladder_show.add_argument("--json", action="store_true")
     demo = commands.add_parser("demo", help="the whole platform on this machine (make demo)")
     demo.add_argument("--port", type=int, default=8000)
+    status = commands.add_parser("status", help="matches queued, running, retried, aborted; workers and referees")
+    status.add_argument("--json", action="store_true")
     commands.add_parser("worker", help="a Celery worker")
     from .compare import add_parser as add_compare_parser
 
@@ -81,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
             from .demo import run_demo
 
             return run_demo(port=args.port)
+        if args.command == "status":
+            return cmd_status(args)
         if args.command == "ladder":
             return cmd_ladder(args) if args.action == "run" else cmd_ladder_show(args)
         from .platform import celery_process
@@ -106,8 +111,9 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Play the tournament to its end (or resume it); 1 when it halted with unplayed matches."""
     from .models import Match, Tournament
-    from .tournaments import start_tournament
+    from .tournaments import progress, start_tournament
 
     tournament = Tournament.objects.get(pk=args.id)
     from .platform import platform_processes
@@ -116,19 +122,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         start_tournament(tournament)
         from rich.progress import Progress
 
-        with Progress(transient=not sys.stderr.isatty()) as progress:
-            task = progress.add_task(f"{tournament.name}", total=None)
+        with Progress(transient=not sys.stderr.isatty()) as bar:
+            task = bar.add_task(f"{tournament.name}", total=None)
             while True:
                 tournament.refresh_from_db()
-                done = Match.objects.filter(tournament=tournament, status=Match.FINISHED).count()
-                total = Match.objects.filter(tournament=tournament).count()
-                progress.update(task, completed=done, total=max(total, 1),
-                                description=f"{tournament.name}: round {tournament.round_set.count()}"
-                                            f"/{tournament.rounds}, {done}/{total} matches")
-                if tournament.status == Tournament.FINISHED:
+                p = progress(tournament)
+                retried = f", {p['retried']} waiting for the platform" if p["retried"] else ""
+                bar.update(task, completed=p["finished"] + p["aborted"], total=max(p["matches"], 1),
+                           description=f"{tournament.name}: round {tournament.round_set.count()}"
+                                       f"/{tournament.rounds}, {p['finished']}/{p['matches']} matches{retried}")
+                if tournament.status in (Tournament.FINISHED, Tournament.HALTED):
                     break
                 time.sleep(0.5)
-    return cmd_standings(args)
+    cmd_standings(args)
+    return 0 if tournament.status == Tournament.FINISHED else 1
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
@@ -136,7 +143,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from .models import Tournament
-    from .tournaments import standings
+    from .tournaments import progress_note, standings
 
     tournament = Tournament.objects.get(pk=args.id)
     if getattr(args, "json", False):
@@ -148,23 +155,61 @@ def cmd_standings(args: argparse.Namespace) -> int:
     for place, row in enumerate(standings(tournament), 1):
         table.add_row(str(place), row["label"], f"{row['points']:.2f}", f"{row['buchholz']:.2f}",
                       f"{row['sonneborn_berger']:.2f}", str(row["tables"]))
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    note = progress_note(tournament)
+    if note:  # never standings from incomplete results without saying so
+        console.print(note, style="bold red", markup=False)
     return 0
 
 
 def tournament_json(tournament) -> dict:
     from .models import Match
-    from .tournaments import standings
+    from .tournaments import progress, standings
 
     matches = []
     for match in (Match.objects.filter(tournament=tournament).select_related("round")
                   .prefetch_related("seats__entry").order_by("pk")):
-        matches.append({"id": match.pk, "key": match.key, "replay": match.replay_path, "round": match.round.number, "status": match.status, "seed": match.seed,
+        matches.append({"id": match.pk, "key": match.key, "replay": match.replay_path, "round": match.round.number,
+                        "status": match.status, "seed": match.seed, "attempts": match.attempts,
+                        "failures": match.failures, "last_failure": match.last_failure,
+                        "aborted": (match.result or {}).get("aborted", "") if match.status == Match.ABORTED else "",
                         "seats": [{"label": s.entry.label, "rank": s.rank, "score": s.score, "status": s.status,
                                    "attributes": s.attributes} for s in match.seats.all()]})
     return {"id": tournament.pk, "status": tournament.status, "rounds": tournament.rounds,
             "byes": {r.number: r.byes for r in tournament.round_set.all()},
-            "standings": standings(tournament), "matches": matches}
+            "standings": standings(tournament), "progress": progress(tournament), "matches": matches}
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .status import platform_status
+
+    status = platform_status()
+    if args.json:
+        print(json.dumps(status))
+        return 0
+    console = Console()
+    m = status["matches"]
+    console.print(f"matches: {m['scheduled']} scheduled ({m['retried']} retried after a platform failure), "
+                  f"{m['running']} running, {m['finished']} finished, {m['aborted']} aborted; "
+                  f"{status['queued_tasks'] if status['queued_tasks'] is not None else '?'} tasks queued; "
+                  f"Redis {status['redis']}", markup=False)
+    for title, rows in (("workers alive", status["workers"]), ("referees", status["referees"]),
+                        ("running", status["running"]), ("retried (waiting for the platform)", status["retried"]),
+                        ("aborted (latest)", status["aborted"]), ("halted tournaments", status["halted_tournaments"])):
+        if not rows:
+            console.print(f"{title}: none", markup=False)
+            continue
+        table = Table(title=title, title_justify="left")
+        for column in rows[0]:
+            table.add_column(column)
+        for row in rows:
+            table.add_row(*(str(v) for v in row.values()))
+        console.print(table)
+    return 0
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:

@@ -28,6 +28,9 @@ from dataclasses import dataclass
 
 from referee.client import RefereeClient, SeatOutcome
 
+from . import sandbox_reaper
+from .supervise import die_with_parent
+
 SANDBOX_REUSE_MATCHES = int(os.environ.get("PARLOUR_SANDBOX_REUSE_MATCHES", 25))
 SANDBOX_REUSE_MINUTES = float(os.environ.get("PARLOUR_SANDBOX_REUSE_MINUTES", 10))
 HOUSE_REUSE_MATCHES = int(os.environ.get("PARLOUR_HOUSE_REUSE_MATCHES", 2000))
@@ -54,12 +57,22 @@ class WarmBot:
             from bots_sdk.sandbox import Sandbox
 
             self.sandbox = Sandbox(key.spec, referee.sandbox_socket(), bot_root=key.root)
-            self.sandbox.start()
+            # registered before it exists: a worker killed at any moment leaves it to the next
+            # worker's start (arena.sandbox_reaper)
+            sandbox_reaper.register(self.sandbox.name, 0, sandbox_reaper.cgroup_paths(self.sandbox.name), "full")
+            try:
+                self.sandbox.start()
+            except BaseException:
+                sandbox_reaper.forget(self.sandbox.name)
+                raise
             self.process = self.sandbox.process
+            sandbox_reaper.register(self.sandbox.name, self.process.pid,
+                                    [str(p) for p in self.sandbox.cgroup.paths] if self.sandbox.cgroup else [],
+                                    self.sandbox.mode)
         else:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "bots_sdk", "serve-seats", key.spec, "--referee", referee.address],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, preexec_fn=die_with_parent)
 
     @property
     def pid(self) -> int:
@@ -88,7 +101,9 @@ class WarmBot:
         if self.sandbox is not None:
             from bots_sdk.sandbox import sandbox_report_lines
 
-            return sandbox_report_lines(self.sandbox.close(), self.sandbox.limits)
+            report = self.sandbox.close()
+            sandbox_reaper.forget(self.sandbox.name)
+            return sandbox_report_lines(report, self.sandbox.limits)
         try:
             self.process.stdin.close()
         except OSError:

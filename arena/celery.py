@@ -9,6 +9,8 @@ import os
 
 from celery import Celery
 
+from .timing import visibility_timeout
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour_site.settings")
 
 app = Celery("parlour")
@@ -17,4 +19,12 @@ app.conf.beat_schedule = {
     "ladder": {"task": "arena.tasks.ladder_tick", "schedule": float(os.environ.get("PARLOUR_LADDER_EVERY", 10.0))},
     "ladder-fit": {"task": "arena.tasks.refit_ladders", "schedule": float(os.environ.get("PARLOUR_FIT_EVERY", 300.0))},
 }
+app.conf.beat_schedule["reconcile"] = {"task": "arena.tasks.reconcile",
+                                      "schedule": float(os.environ.get("PARLOUR_RECONCILE_EVERY", 10.0))}
+# the broker's visibility timeout and the hard task limit follow the longest possible match
+# (arena.timing): a match is never redelivered while it can still be playing; a killed worker's
+# matches are the reconciler's, within a minute
+app.conf.broker_transport_options = dict(app.conf.broker_transport_options or {},
+                                         visibility_timeout=visibility_timeout())
+app.conf.task_time_limit = visibility_timeout()
 app.autodiscover_tasks(["arena"])

@@ -68,13 +68,12 @@ def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
 
     ensure_house_bots()
     username, password = demo_account()
-    children: list[subprocess.Popen] = []
-    with platform_processes():
+    with platform_processes() as supervisor:  # every child dies with this process, even killed
         env = dict(os.environ)
-        children.append(subprocess.Popen([sys.executable, "-m", "arena", "beat"], env=env,
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        children.append(subprocess.Popen([sys.executable, "-m", "webui", "serve", "--host", host, "--port", str(port)],
-                                         env=env))
+        children = [supervisor.start([sys.executable, "-m", "arena", "beat"], env=env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+                    supervisor.start([sys.executable, "-m", "webui", "serve", "--host", host, "--port", str(port)],
+                                     env=env)]
         url = f"http://{host}:{port}/"
         try:
             if not wait_for_site(url):
@@ -95,11 +94,4 @@ def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
             pass
         finally:
             print("stopping...", flush=True)
-            for child in children:
-                child.terminate()
-            for child in children:
-                try:
-                    child.wait(10)
-                except subprocess.TimeoutExpired:
-                    child.kill()
     return 0

@@ -79,7 +79,9 @@ class ApiToken(models.Model):
 class Tournament(models.Model):
     SWISS, ROUND_ROBIN = "swiss", "round-robin"
     FORMATS = [(SWISS, "Swiss"), (ROUND_ROBIN, "round robin")]
-    CREATED, RUNNING, FINISHED = "created", "running", "finished"
+    # halted: a match of it was aborted unplayed (a platform cap, an operator); ``tournament run ID``
+    # plays those again. Never finished while a match is unplayed.
+    CREATED, RUNNING, HALTED, FINISHED = "created", "running", "halted", "finished"
 
     name = models.CharField(max_length=100)
     game = models.CharField(max_length=32, choices=game_choices)
@@ -120,6 +122,7 @@ class Round(models.Model):
 
 class Match(models.Model):
     SCHEDULED, RUNNING, FINISHED, ABORTED = "scheduled", "running", "finished", "aborted"
+    STATES = (SCHEDULED, RUNNING, FINISHED, ABORTED)
 
     key = models.CharField(max_length=120, unique=True)  # one record per scheduled match, ever
     game = models.CharField(max_length=32, choices=game_choices)
@@ -138,9 +141,23 @@ class Match(models.Model):
     result = models.JSONField(null=True, blank=True)
     created = models.DateTimeField(default=timezone.now)
     finished = models.DateTimeField(null=True, blank=True)
+    # the match's lifecycle on the platform (arena.lifecycle): each start is a numbered attempt (a
+    # fencing token: only the attempt that holds the match may hand it back), the worker process
+    # playing it, the platform's failures so far and the last one, and when its task is due
+    attempts = models.PositiveIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    started = models.DateTimeField(null=True, blank=True)
+    failures = models.PositiveIntegerField(default=0)
+    last_failure = models.TextField(blank=True)
+    due = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["status"]), models.Index(fields=["-finished"])]
+
+    @property
+    def unplayed(self) -> bool:
+        """Aborted by the platform or an operator (not by the referee's verdict on the play)."""
+        return self.status == self.ABORTED and bool((self.result or {}).get("unplayed"))
 
 
 class MatchSeat(models.Model):

@@ -1,13 +1,17 @@
 """The platform's processes on one machine: a Celery worker or beat, and — with no ``REDIS_URL`` —
 a private Redis, a referee and a worker for as long as a command runs (``tournament run``,
-``ladder run``, ``demo``)."""
+``ladder run``, ``demo``), supervised: they die with the command, even killed (arena.supervise)."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
+
+from .supervise import Supervisor
 
 
 def celery_process(kind: str) -> int:
@@ -17,7 +21,9 @@ def celery_process(kind: str) -> int:
         from bots_sdk.sandbox import support
 
         print(support().describe(), file=sys.stderr, flush=True)  # how uploaded bots will run here
-        app.worker_main(["worker", "--loglevel=INFO", "--concurrency", os.environ.get("PARLOUR_WORKERS", "2")])
+        # a node name of its own per worker process: the heartbeats and the matches it holds name it
+        app.worker_main(["worker", "--loglevel=INFO", "--concurrency", os.environ.get("PARLOUR_WORKERS", "2"),
+                         "--hostname", f"w{os.getpid()}@{socket.gethostname()}"])
     else:
         app.start(["beat", "--loglevel=INFO", "--schedule", str(Path(os.environ.get("PARLOUR_HOME", "/tmp")) /
                                                               "celerybeat-schedule")])
@@ -25,10 +31,15 @@ def celery_process(kind: str) -> int:
 
 
 @contextmanager
-def platform_processes():
-    """With no REDIS_URL: a private Redis, a referee and a worker for the duration."""
+def platform_processes() -> Iterator[Supervisor]:
+    """With no REDIS_URL: a private Redis, a referee and a worker for the duration. Yields the
+    supervisor, for more children that must die with this process (the demo's beat and web)."""
+    supervisor = Supervisor()
     if os.environ.get("REDIS_URL"):
-        yield
+        try:
+            yield supervisor
+        finally:
+            supervisor.close()
         return
     from django.conf import settings
 
@@ -36,23 +47,22 @@ def platform_processes():
 
     from .broker import ensure_broker
 
-    broker = ensure_broker(Path(settings.PARLOUR_HOME))
-    referee = LocalReferee(["--token-verifier", "arena.tokens:verify"])
-    shared = dict(REFEREE_ADDRESS=referee.address, PARLOUR_REFEREE_SOCKET=referee.unix_path,
-                  PARLOUR_OPERATOR_TOKEN=referee.token)
-    env = dict(os.environ, **shared)
-    os.environ.update(shared)
-    worker = subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    broker = referee = None
     try:
-        yield
+        broker = ensure_broker(Path(settings.PARLOUR_HOME), supervisor)
+        referee = LocalReferee(["--token-verifier", "arena.tokens:verify"])  # exits with this process by itself
+        supervisor.watch(referee.process.pid)
+        shared = dict(REFEREE_ADDRESS=referee.address, PARLOUR_REFEREE_SOCKET=referee.unix_path,
+                      PARLOUR_OPERATOR_TOKEN=referee.token)
+        os.environ.update(shared)
+        supervisor.start([sys.executable, "-m", "arena", "worker"], env=dict(os.environ),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        yield supervisor
     finally:
-        worker.terminate()
-        try:
-            worker.wait(10)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        referee.close()
-        if broker:
+        supervisor.stop_after(broker.process if broker else None)  # the worker and the caller's, first
+        if referee is not None:
+            referee.close()
+        if broker is not None:
             broker.close()
+        supervisor.close()
         os.environ.pop("REDIS_URL", None)

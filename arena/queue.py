@@ -1,16 +1,29 @@
 """Putting matches on the road: the Celery queue, by task name (so the modules that schedule
-matches — tournaments, ladder, checks — never import the tasks that play them)."""
+matches — tournaments, ladder, checks — never import the tasks that play them).
+
+Sending never raises: a match whose task could not be sent (Redis down) stays ``scheduled`` in the
+database, and the reconciler (arena.reconcile) sends it again once Redis is back."""
 from __future__ import annotations
+
+import logging
 
 from .celery import app
 
 RUN_MATCH = "arena.tasks.run_match"
 RUN_COMPARISON = "arena.tasks.run_comparison"
+log = logging.getLogger("parlour.arena")
 
 
 def enqueue_matches(match_ids: list[int]) -> None:
     for pk in match_ids:
-        app.send_task(RUN_MATCH, args=[pk])
+        enqueue_match_later(pk, 0.0)
+
+
+def enqueue_match_later(match_id: int, delay: float) -> None:
+    try:
+        app.send_task(RUN_MATCH, args=[match_id], countdown=delay or None)
+    except Exception as exc:  # noqa: BLE001 - the broker down: the reconciler sends it later
+        log.warning("match %s: its task could not be sent (%s); the reconciler will", match_id, exc)
 
 
 def enqueue_comparison(comparison_id: int) -> None:

@@ -13,7 +13,7 @@ from .runner import PlayedMatch
 def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> bool:
     """The one function that records a match of any kind: the seats' rows from the referee's
     result rows, the result, the replay's path and the ratings, in one transaction; False if the
-    match was recorded already."""
+    match was recorded already. ``played=None`` aborts the match unplayed, for ``aborted``'s reason."""
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match_id)
         if match.status in (Match.FINISHED, Match.ABORTED):
@@ -22,7 +22,10 @@ def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> bool
         outcome = played.outcome if played else None
         if outcome is None or not outcome.finished:
             match.status = Match.ABORTED
-            match.result = {"aborted": outcome.status if outcome else aborted or "no result"}
+            # the referee's verdict on the play (a runaway match) is a result; no play at all (the
+            # platform's cap, an operator's decision) leaves the match unplayed: its tournament halts
+            match.result = ({"aborted": outcome.status} if outcome else
+                            {"aborted": aborted or "no result", "unplayed": True})
             match.save()
             return True
         seats = list(match.seats.order_by("seat"))

@@ -23,6 +23,7 @@ from referee.timecontrol import TimeControl
 from .bot_pool import BotKey, WarmBot, pool_for
 from .live import LiveMatch
 from .models import Bot, BotVersion, Match
+from .timing import match_time_limit
 
 _referee: RefereeClient | None = None
 
@@ -115,7 +116,8 @@ def play(match: Match) -> PlayedMatch:
             if p.bot is not None:
                 bots[p.seat] = pool.acquire(p.bot)
                 bots[p.seat].play(token)
-        outcome = client.follow(created.match_id, timeout=settings.MATCH_TIME_LIMIT, on_frames=live.add)
+        outcome = client.follow(created.match_id, timeout=match_time_limit(match.time_control, len(plan)),
+                                on_frames=live.add)
     finally:
         for seat, bot in bots.items():
             played.bot_pids[seat] = bot.pid

@@ -5,7 +5,8 @@ import logging
 
 from bots_sdk.sandbox import SandboxUnavailable
 
-from . import checks, live, tournaments
+from . import heartbeats, lifecycle, workers
+from .aftermath import after_match, finish
 from .celery import app
 from .ladder import schedule_ladder_matches
 from .models import Match
@@ -15,47 +16,44 @@ from .runner import play
 log = logging.getLogger("parlour.arena")
 
 
-MAX_RETRIES = 3
-
-
-@app.task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES)
+@app.task(bind=True, acks_late=True, reject_on_worker_lost=True)
 def run_match(self, match_id: int) -> str:
-    """Play one scheduled match and record it once: a redelivered or duplicated task finds the
-    match recorded and does nothing; a worker killed mid-match leaves it to be played again; a
-    referee that cannot be reached is retried, then the match is recorded as aborted."""
+    """Play one scheduled match and record it once (arena.lifecycle): a redelivered or duplicated
+    task finds the match claimed or recorded and does nothing; when the platform fails (the
+    referee unreachable, Redis or the database down) the match goes back to the queue with a
+    growing back-off; a worker killed mid-match leaves it to the reconciler (arena.reconcile)."""
+    attempt = lifecycle.claim(match_id, heartbeats.identity(self.request.hostname))
+    if attempt is None:
+        return "not scheduled"
     match = Match.objects.get(pk=match_id)
-    if match.status in (Match.FINISHED, Match.ABORTED):
-        return "already recorded"
-    Match.objects.filter(pk=match_id, status=Match.SCHEDULED).update(status=Match.RUNNING)
     try:
         recorded = record(match_id, play(match))
-    except SandboxUnavailable as exc:  # this machine runs no uploaded bot: retrying cannot help
+    except SandboxUnavailable as exc:  # the operator's switch or the machine: retrying cannot help
         log.warning("match %s not played: %s", match.key, exc)
-        recorded = record(match_id, None, f"aborted: {str(exc)[:200]}")
-    except Exception as exc:  # the referee is down, the database busy: play it again later
+        recorded = record(match_id, None, f"uploaded bots cannot run on this worker: {str(exc)[:300]}")
+    except Exception as exc:  # noqa: BLE001 - the platform failed, never the bots (the referee judges them)
         log.warning("match %s failed: %s", match.key, exc)
-        if self.request.retries < MAX_RETRIES:
-            raise self.retry(countdown=2 ** self.request.retries, exc=RuntimeError(str(exc)[:500])) from None
-        recorded = record(match_id, None, f"aborted: {str(exc)[:200]}")
-    try:
-        live.recorded(match_id, Match.objects.values_list("status", flat=True).get(pk=match_id))
-    except Exception as exc:  # noqa: BLE001 - Redis down: the live frames expire by themselves
-        log.warning("match %s: could not end its live frames: %s", match_id, exc)
+        recorded = lifecycle.hand_back(match_id, attempt, f"{type(exc).__name__}: {str(exc)[:500]}")
     if recorded:
-        after_match(Match.objects.get(pk=match_id))
-    return "recorded" if recorded else "already recorded"
+        finish(match_id)
+    return "recorded" if recorded else "handed back"
 
 
-def after_match(match: Match) -> None:
-    """What a recorded match moves on: its tournament's next round, its upload's verdict."""
-    tournaments.after_match(match)
-    checks.after_match(match)
+__all__ = ["after_match", "run_match", "workers"]  # workers: its signals start each worker's upkeep
 
 
 @app.task
 def ladder_tick() -> int:
     """Keep the ladders playing (Celery beat calls this)."""
     return schedule_ladder_matches()
+
+
+@app.task
+def reconcile() -> dict:
+    """Mend the queue from the database (beat calls this; the workers also do, in turn)."""
+    from .reconcile import reconcile as mend
+
+    return mend()
 
 
 @app.task

@@ -17,6 +17,7 @@ from referee.games.seeding import derive_seed, draw_seed
 from . import pairing
 from .house import HOUSE_SPECS, UnknownBotError, house_version
 from .models import Bot, BotVersion, Entry, Match, MatchSeat, Round, Tournament
+from .lifecycle import replay_unplayed
 from .queue import enqueue_matches
 
 SEED_MASK = (1 << 63) - 1
@@ -118,11 +119,18 @@ def round_robin_schedule(tournament: Tournament) -> pairing.RoundRobin:
 
 # ---------------------------------------------------------------------- rounds
 def start_tournament(tournament: Tournament) -> None:
-    """Schedule the first round (a round robin: every round); idempotent."""
+    """Schedule the first round (a round robin: every round); idempotent. Run again, it resumes:
+    the scheduled matches are queued again and a halted tournament's unplayed matches played again."""
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
         if tournament.round_set.exists() or tournament.status == Tournament.FINISHED:
+            unplayed = [m.pk for m in tournament.matches.filter(status=Match.ABORTED) if m.unplayed]
+            replay_unplayed(unplayed)
+            if tournament.status == Tournament.HALTED:
+                tournament.status = Tournament.RUNNING
+                tournament.save(update_fields=["status"])
             matches = list(tournament.matches.filter(status__in=[Match.SCHEDULED]).values_list("pk", flat=True))
+            transaction.on_commit(lambda: advance(tournament.pk))  # a round over but not yet followed
         else:
             tournament.status = Tournament.RUNNING
             tournament.save(update_fields=["status"])
@@ -193,14 +201,27 @@ def create_round(tournament: Tournament, number: int, tables: list[list[str]], b
 
 def after_match(match: Match) -> None:
     """Called once a match is recorded: pair the next Swiss round, or finish the tournament, when
-    the match was the last of its round."""
-    if match.tournament_id is None:
-        return
+    the match was the last of its round. A round with a match aborted unplayed (the platform's
+    cap, an operator) halts the tournament instead: no round is paired from incomplete results
+    and no tournament finishes with a match unplayed."""
+    if match.tournament_id is not None:
+        advance(match.tournament_id)
+
+
+def advance(tournament_id: int) -> None:
+    """Move a tournament on if its round is over (idempotent: a resumed run and the reconciler call
+    it too, for a worker killed between recording a round's last match and pairing the next)."""
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().get(pk=match.tournament_id)
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if not tournament.round_set.exists():
+            return
         if tournament.status == Tournament.FINISHED:
             return
         if tournament.matches.exclude(status__in=[Match.FINISHED, Match.ABORTED]).exists():
+            return
+        if any(m.unplayed for m in tournament.matches.filter(status=Match.ABORTED)):
+            tournament.status = Tournament.HALTED
+            tournament.save(update_fields=["status"])
             return
         played_rounds = tournament.round_set.count()
         if tournament.format == Tournament.SWISS and played_rounds < tournament.rounds:
@@ -208,6 +229,36 @@ def after_match(match: Match) -> None:
         else:
             tournament.status = Tournament.FINISHED
             tournament.save(update_fields=["status"])
+
+
+# ---------------------------------------------------------------------- progress
+def progress(tournament: Tournament) -> dict[str, Any]:
+    """How far a tournament is: its matches by state, and the unplayed ones with their reasons."""
+    counts = {state: 0 for state in ("scheduled", "running", "finished", "aborted", "retried")}
+    unplayed = []
+    for match in tournament.matches.order_by("pk"):
+        counts[match.status] += 1
+        if match.status == Match.SCHEDULED and match.failures:
+            counts["retried"] += 1
+        if match.unplayed:
+            unplayed.append({"key": match.key, "reason": match.result["aborted"]})
+    return {"status": tournament.status, "matches": sum(counts[s] for s in Match.STATES), **counts,
+            "unplayed": unplayed}
+
+
+def progress_note(tournament: Tournament) -> str:
+    """One line for the user when the standings are not final; "" when they are."""
+    p = progress(tournament)
+    if tournament.status == Tournament.FINISHED:
+        return ""
+    if tournament.status == Tournament.HALTED:
+        reasons = "; ".join(f"{u['key']}: {u['reason']}" for u in p["unplayed"][:3])
+        return (f"HALTED: {len(p['unplayed'])} match(es) aborted unplayed ({reasons}). The standings are "
+                f"incomplete; `python -m arena tournament run {tournament.pk}` plays them again.")
+    waiting = p["scheduled"] + p["running"]
+    retried = f", {p['retried']} waiting for the platform (retried)" if p["retried"] else ""
+    return (f"NOT FINISHED: {p['finished']} of {p['matches']} matches played so far, {waiting} unplayed{retried}; "
+            f"{tournament.rounds} rounds planned. The standings are provisional.")
 
 
 # ---------------------------------------------------------------------- standings

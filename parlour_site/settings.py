@@ -109,8 +109,8 @@ LOGOUT_REDIRECT_URL = "home"
 # --- the platform ---------------------------------------------------------------------------
 REPLAY_DIR = Path(os.environ.get("PARLOUR_REPLAY_DIR", PARLOUR_HOME / "replays"))
 UPLOAD_DIR = Path(os.environ.get("PARLOUR_UPLOAD_DIR", PARLOUR_HOME / "uploads"))
-# the longest match we expect, in seconds; the broker's visibility timeout sits above it
-MATCH_TIME_LIMIT = int(os.environ.get("PARLOUR_MATCH_TIME_LIMIT", 1800))
+# how long a match may take, its visibility timeout and the task's hard limit: arena.timing
+# (from the time control and the decision cap; PARLOUR_MATCH_TIME_LIMIT caps it)
 
 CELERY_BROKER_URL = os.environ.get("REDIS_URL", "")
 CELERY_RESULT_BACKEND = None
@@ -118,10 +118,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("PARLOUR_VISIBILITY_TIMEOUT", MATCH_TIME_LIMIT + 300)),
     # how often workers look for unacknowledged tasks past the visibility timeout (a killed worker's)
     "unacked_restore_interval": int(os.environ.get("PARLOUR_RESTORE_INTERVAL", 10)),
     "unacked_restore_throttle": int(os.environ.get("PARLOUR_RESTORE_THROTTLE", 10)),
 }
-CELERY_TASK_TIME_LIMIT = MATCH_TIME_LIMIT
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

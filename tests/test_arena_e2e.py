@@ -34,11 +34,10 @@ def redis_db() -> str:
 class Platform:
     """A temporary PARLOUR_HOME, a database, a referee and Celery workers for one test."""
 
-    def __init__(self, tmp: Path, database: str, visibility_timeout: int = 3600) -> None:
+    def __init__(self, tmp: Path, database: str, redis_url: str | None = None, **env: str) -> None:
         self.home = tmp
-        self.env = dict(os.environ, PARLOUR_HOME=str(tmp), REDIS_URL=redis_db(),
-                        PARLOUR_VISIBILITY_TIMEOUT=str(visibility_timeout), PARLOUR_WORKERS="2",
-                        PARLOUR_RESTORE_INTERVAL="2", PARLOUR_RESTORE_THROTTLE="1")
+        self.env = dict(os.environ, PARLOUR_HOME=str(tmp), REDIS_URL=redis_url or redis_db(), PARLOUR_WORKERS="2",
+                        PARLOUR_RESTORE_INTERVAL="2", PARLOUR_RESTORE_THROTTLE="1", **env)
         self.env.pop("DATABASE_URL", None)
         self.database = None
         if database == "postgres":
@@ -48,19 +47,21 @@ class Platform:
             with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as conn:
                 conn.execute(f"CREATE DATABASE {self.database}")
             self.env["DATABASE_URL"] = f"{POSTGRES}/{self.database}"
-        token = secrets.token_urlsafe(8)
-        self.referee = subprocess.Popen(
-            [sys.executable, "-m", "referee", "serve", "--port", "0", "--token-verifier", "arena.tokens:verify"],
-            env=dict(self.env, PARLOUR_OPERATOR_TOKEN=token), stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
-        address = self.referee.stdout.readline().split("listening on", 1)[1].split()[0]
-        self.env.update(REFEREE_ADDRESS=address, PARLOUR_OPERATOR_TOKEN=token)
+        self.env["PARLOUR_OPERATOR_TOKEN"] = secrets.token_urlsafe(8)
+        self.start_referee()
         self.workers: list[subprocess.Popen] = []
 
-    def arena(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    def start_referee(self, port: int = 0) -> None:
+        """The referee (again on its first port, when restarted)."""
+        self.referee = subprocess.Popen(
+            [sys.executable, "-m", "referee", "serve", "--port", str(port), "--token-verifier", "arena.tokens:verify"],
+            env=self.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+        self.env["REFEREE_ADDRESS"] = self.referee.stdout.readline().split("listening on", 1)[1].split()[0]
+
+    def arena(self, *args: str, timeout: float = 300, returncode: int = 0) -> subprocess.CompletedProcess:
         done = subprocess.run([sys.executable, "-m", "arena", *args], env=self.env, capture_output=True,
                               text=True, cwd=ROOT, timeout=timeout)
-        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.returncode == returncode, done.stderr[-3000:]
         return done
 
     def start_worker(self) -> subprocess.Popen:
@@ -168,19 +169,45 @@ def check_live_frames_equal_replays(p: Platform, export: dict) -> None:
     assert not live.smembers("parlour:live"), "no match is left marked as being played"
 
 
+def database_rows(p: Platform, query: str, *args) -> list[tuple]:
+    """Read the platform's SQLite database as an operator would."""
+    import sqlite3
+
+    with sqlite3.connect(p.home / "parlour.sqlite3", timeout=30) as db:
+        return db.execute(query, args).fetchall()
+
+
+def wait_for(condition, timeout: float, what: str, every: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(every)
+    raise AssertionError(f"timed out ({timeout} s) waiting for {what}")
+
+
 def test_round_robin_tricky_twist_and_a_killed_worker(platform) -> None:
-    """kill -9 the worker mid-tournament; a new worker finishes it; every match is recorded once."""
-    p = platform("sqlite", visibility_timeout=10)
-    first = p.start_worker()
+    """kill -9 a worker mid-tournament, the broker's visibility timeout at its default (over a
+    day): the matches it held finish on the other worker within a minute; each is recorded once."""
+    p = platform("sqlite")
+    first, second = p.start_worker(), p.start_worker()
     bots = ["greedy", "random", "random#2", "random#3", "random#4", "random#5"]
     created = p.arena("tournament", "create", "tricky-twist", "--format", "round-robin", "--table-size", "3",
                       "--seed", "3", "--bots", ",".join(bots)).stdout
     rounds = int(created.split(" rounds")[0].rsplit(" ", 1)[1])
     runner = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", "1"], env=p.env, cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(6)  # some matches are running now
+    held = wait_for(lambda: database_rows(p, "SELECT id FROM arena_match WHERE status='running' AND worker LIKE ?",
+                                          f"w{first.pid}@%"), 60, "a match running on the first worker", 0.05)
     os.killpg(first.pid, signal.SIGKILL)
-    p.start_worker()
+    killed = time.monotonic()
+    for (match_id,) in held:
+        wait_for(lambda: database_rows(p, "SELECT 1 FROM arena_match WHERE id=? AND status='finished'", match_id),
+                 60, f"match {match_id} of the killed worker to finish elsewhere")
+        (worker, failures), = database_rows(p, "SELECT worker, failures FROM arena_match WHERE id=?", match_id)
+        assert worker.startswith(f"w{second.pid}@") and failures == 1
+    assert time.monotonic() - killed < 60
     out, err = runner.communicate(timeout=240)
     assert runner.returncode == 0, err[-2000:]
     export = json.loads(p.arena("tournament", "standings", "1", "--json").stdout)
@@ -299,11 +326,15 @@ def test_where_uploaded_bots_may_not_run_their_matches_are_aborted_at_once(platf
     p.arena("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2", "--seed", "5",
             "--bots", f"{label},random")
     began = time.monotonic()
-    p.arena("tournament", "run", "1")
+    run = p.arena("tournament", "run", "1", returncode=1)  # halted: its matches could not be played
     assert time.monotonic() - began < 60  # no retries with back-off
+    out = " ".join(run.stdout.split())
+    assert "HALTED: 2 match(es) aborted unplayed" in out and "uploaded bots cannot run on this worker" in out
+    assert "python -m arena tournament run 1` plays them again" in out
     export = json.loads(p.arena("tournament", "standings", "1", "--json").stdout)
-    assert export["status"] == "finished"
+    assert export["status"] == "halted"  # never "finished" with unplayed matches
     assert [m["status"] for m in export["matches"]] == ["aborted", "aborted"]
+    assert all("the operator turned uploaded bots off" in m["aborted"] for m in export["matches"])
     log = (p.home / "worker-0.log").read_text()
     assert "sandbox: unavailable (the operator turned uploaded bots off" in log  # said at start-up
     assert worker.poll() is None

@@ -2,7 +2,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import replays, views
+from . import operator, replays, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -18,6 +18,7 @@ urlpatterns = [
     path("bots/<int:bot_id>/versions/<int:number>/report/", views.version_report, name="version_report"),
     path("bots/<int:bot_id>/tokens/new/", views.token_create, name="token_create"),
     path("bots/<int:bot_id>/tokens/<int:token_id>/revoke/", views.token_revoke, name="token_revoke"),
+    path("operator/", operator.operator_page, name="operator"),
     path("tournaments/", views.tournament_list, name="tournaments"),
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
     path("matches/<int:match_id>/", views.match_page, name="match"),

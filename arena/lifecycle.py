@@ -1,0 +1,81 @@
+"""A match's life on the platform, one transition each: claimed by one attempt, handed back when
+the platform failed it, aborted unplayed only at a documented cap.
+
+- ``claim``: a scheduled match becomes ``running`` for one numbered attempt (a fencing token). A
+  duplicate or redelivered task finds it claimed, or recorded, and does nothing.
+- ``hand_back``: the platform failed the attempt (the referee unreachable, the worker gone, the
+  queue lost): the match is ``scheduled`` again and its task re-sent after a back-off that doubles
+  with each failure (``PARLOUR_RETRY_FIRST_DELAY`` s, up to ``PARLOUR_RETRY_MAX_DELAY`` s). Only
+  the attempt that holds the match may hand it back, so a late worker never undoes a newer one.
+- At ``PARLOUR_PLATFORM_FAILURES`` failures the match is aborted *unplayed*, its reason kept
+  (``result = {"aborted": reason, "unplayed": true}``): its tournament halts until an operator
+  runs ``tournament run ID`` again (``replay_unplayed``).
+
+The bots' own faults never come here: the referee ends their seats and the match is recorded.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from .models import Match
+from .queue import enqueue_match_later
+from .recording import record
+
+FAILURE_CAP = int(os.environ.get("PARLOUR_PLATFORM_FAILURES", 60))
+FIRST_DELAY = float(os.environ.get("PARLOUR_RETRY_FIRST_DELAY", 1.0))
+MAX_DELAY = float(os.environ.get("PARLOUR_RETRY_MAX_DELAY", 60.0))
+log = logging.getLogger("parlour.arena")
+
+
+def backoff(failures: int) -> float:
+    """Seconds before the next attempt after this many failures: 1, 2, 4, ... up to MAX_DELAY."""
+    return min(MAX_DELAY, FIRST_DELAY * 2 ** max(0, failures - 1))
+
+
+def claim(match_id: int, worker: str) -> int | None:
+    """Start an attempt at a scheduled match; its number, or None if the match is not scheduled
+    (recorded already, or being played by another attempt)."""
+    with transaction.atomic():
+        claimed = Match.objects.filter(pk=match_id, status=Match.SCHEDULED).update(
+            status=Match.RUNNING, worker=worker, started=timezone.now(), attempts=F("attempts") + 1)
+        if not claimed:
+            return None
+        return Match.objects.values_list("attempts", flat=True).get(pk=match_id)
+
+
+def hand_back(match_id: int, attempt: int, reason: str) -> bool:
+    """The platform failed this attempt: schedule the match again after its back-off, or abort it
+    unplayed at the cap. True when the match was recorded (aborted) by this call."""
+    with transaction.atomic():
+        match = (Match.objects.select_for_update()
+                 .filter(pk=match_id, status=Match.RUNNING, attempts=attempt).first())
+        if match is None:  # recorded meanwhile, or taken over by a newer attempt
+            return False
+        failures = match.failures + 1
+        if failures >= FAILURE_CAP:
+            Match.objects.filter(pk=match_id).update(failures=failures, last_failure=reason)
+            log.error("match %s aborted: the platform failed it %s times (last: %s)", match.key, failures, reason)
+            return record(match_id, None, f"the platform failed it {failures} times (last: {reason})")
+        delay = backoff(failures)
+        Match.objects.filter(pk=match_id).update(status=Match.SCHEDULED, worker="", failures=failures,
+                                                 last_failure=reason[:1000],
+                                                 due=timezone.now() + timedelta(seconds=delay))
+        log.warning("match %s: %s; played again in %.0f s (failure %s of at most %s)",
+                    match.key, reason, delay, failures, FAILURE_CAP)
+        transaction.on_commit(lambda: enqueue_match_later(match_id, delay))
+    return False
+
+
+def replay_unplayed(match_ids: list[int]) -> list[int]:
+    """An operator's "play these again": aborted-unplayed matches back to scheduled, their
+    failures forgotten. Returns the ids to enqueue."""
+    again = [m.pk for m in Match.objects.filter(pk__in=match_ids, status=Match.ABORTED) if m.unplayed]
+    Match.objects.filter(pk__in=again).update(status=Match.SCHEDULED, result=None, finished=None, worker="",
+                                              failures=0, due=timezone.now())
+    return again

@@ -1,0 +1,47 @@
+"""How long a match may take, from its time control and the referee's decision cap: the broker's
+visibility timeout and the reconciler's patience follow it (never a fixed hour).
+
+The longest possible match: every decision up to the cap at its move limit, every seat's bank
+spent, the seats' join timeout before play. A match running past that (plus a margin) is stuck.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from referee.timecontrol import TimeControl
+
+# the referee's own settings (referee/server.py reads the same variables with the same defaults;
+# tests/test_operations.py checks they agree)
+DECISION_CAP = int(os.environ.get("PARLOUR_DECISION_CAP", 100_000))
+JOIN_TIMEOUT = float(os.environ.get("PARLOUR_JOIN_TIMEOUT", 30.0))
+MARGIN = 120.0  # seconds for creating the match, the replay's transfer, a busy machine
+LARGEST_TABLE = 6  # the most seats any game seats (a check: tests/test_operations.py)
+
+
+def longest_match(time_control: dict[str, Any] | None = None, seats: int = LARGEST_TABLE) -> float:
+    """Seconds the longest possible match under this time control takes (without the margin)."""
+    control = TimeControl(**(time_control or {}))
+    return DECISION_CAP * control.move_limit + seats * control.bank + JOIN_TIMEOUT
+
+
+def operator_cap() -> float | None:
+    """``PARLOUR_MATCH_TIME_LIMIT``: an operator's shorter limit on any match, if set."""
+    value = os.environ.get("PARLOUR_MATCH_TIME_LIMIT")
+    return float(value) if value else None
+
+
+def match_time_limit(time_control: dict[str, Any] | None, seats: int) -> float:
+    """How long the worker follows a match before it gives up on it (the reconciler adds MARGIN)."""
+    limit = longest_match(time_control, seats) + MARGIN
+    cap = operator_cap()
+    return min(limit, cap) if cap else limit
+
+
+def visibility_timeout() -> int:
+    """The broker's visibility timeout: above the longest possible match at the default time
+    control on the largest table (``PARLOUR_VISIBILITY_TIMEOUT`` overrides it)."""
+    given = os.environ.get("PARLOUR_VISIBILITY_TIMEOUT")
+    if given:
+        return int(given)
+    return int(match_time_limit(None, LARGEST_TABLE) + MARGIN)
