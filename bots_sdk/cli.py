@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play local matches in this process")
     play.add_argument("game", help=f"game id ({', '.join(sorted(GAMES))})")
     play.add_argument("bots", nargs="+", metavar="BOT",
-                      help="random, greedy, or path/to/file.py:ClassName — one per seat")
+                      help="random, greedy, mcts (house bots; parameters as mcts?budget=0.1), or path/to/file.py:ClassName — one per seat")
     play.add_argument("--variant", help="variant (default: standard)")
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                       help="a rule option (repeatable)")
@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(run=run_play)
 
     connect = commands.add_parser("connect", help="play one seat of a match on a referee")
-    connect.add_argument("bot", help="random, greedy, or path/to/file.py:ClassName")
+    connect.add_argument("bot", help="random, greedy, mcts?budget=0.1, or path/to/file.py:ClassName")
     connect.add_argument("--referee", required=True, help="HOST:PORT or unix:PATH")
     connect.add_argument("--seat-token", required=True)
     connect.add_argument("--path", action="append", default=[], metavar="DIR",
@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     connect.set_defaults(run=run_connect)
 
     remote = commands.add_parser("serve-remote", help="keep a bot available to a referee")
-    remote.add_argument("bot", help="random, greedy, or path/to/file.py:ClassName")
+    remote.add_argument("bot", help="random, greedy, mcts?budget=0.1, or path/to/file.py:ClassName")
     remote.add_argument("--referee", required=True, help="HOST:PORT or unix:PATH")
     remote.add_argument("--api-token", required=True)
     remote.set_defaults(run=run_serve_remote)

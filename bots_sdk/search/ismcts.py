@@ -1,0 +1,187 @@
+"""Information Set Monte Carlo Tree Search over determinizations (single observer).
+
+Each iteration draws a determinization of the decision (``Determinizer.sample``), walks down one
+shared tree choosing actions by UCB among those legal in *this* determinization (an action's
+exploration term counts the iterations it was available, not the parent's visits), adds one node,
+plays the rest of the round out at random and backs every seat's reward up the path.
+
+Simultaneous choices (Misty's draft, Tricky Twist's reserve picks, every Bszzzz window) are
+decoupled: at such a node each asked seat picks from its own statistics, blind to the others'
+picks, and the joint choice leads to the child. So a sealed choice is never searched as if the
+others could see it.
+
+Playouts stop at the end of the round (``state.round`` changes) or the match: a round's outcome
+carries most of what a decision changes, and a whole match of Bszzzz! is far too long to play
+out per iteration. The reward of each seat is its score gain over the horizon against the mean
+gain of the others, squashed to 0..1 (``Evaluator``).
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from referee.games import GameState
+
+from . import Determinizer
+
+Action = dict[str, Any]
+ActionKey = tuple
+
+
+def action_key(action: Action) -> ActionKey:
+    return tuple(action.items())
+
+
+class Node:
+    """Per asked seat, per action: [visits, reward sum, availability, the action]; children by the
+    joint choice that left the node."""
+
+    __slots__ = ("stats", "children")
+
+    def __init__(self) -> None:
+        self.stats: dict[int, dict[ActionKey, list]] = {}
+        self.children: dict[tuple, Node] = {}
+
+
+@dataclass(frozen=True)
+class Evaluator:
+    """A seat's reward in 0..1: ``0.5 + 0.5 tanh((its gain - the others' mean gain) / scale)``,
+    gains in ``score(state)`` since the root. Alone (solo), its own gain."""
+
+    score: Callable[[GameState], list[float]]
+    scale: float
+
+    def rewards(self, state: GameState, start: list[float]) -> list[float]:
+        gains = [b - a for a, b in zip(start, self.score(state))]
+        n = len(gains)
+        if n == 1:
+            return [0.5 + 0.5 * math.tanh(gains[0] / self.scale)]
+        total = sum(gains)
+        return [0.5 + 0.5 * math.tanh((g - (total - g) / (n - 1)) / self.scale) for g in gains]
+
+
+# Scores so far, mid-match (``result()`` is for terminal states): each engine's running totals.
+def misty_scores(state: Any) -> list[float]:
+    """Round wins decide a Misty match; points break ties and tell a near miss from a rout."""
+    return [w + 0.05 * p for w, p in zip(state.round_wins(), state.total_points())]
+
+
+EVALUATORS: dict[str, Evaluator] = {
+    "tussie-mussie": Evaluator(lambda state: state.totals(), 6.0),
+    "misty": Evaluator(misty_scores, 0.5),
+    "tricky-twist": Evaluator(lambda state: state.totals, 6.0),
+    "bszzzz": Evaluator(lambda state: state.totals, 6.0),
+}
+
+
+@dataclass
+class SearchStats:
+    iterations: int
+    seconds: float
+    visits: dict[str, int]  # per root action (its JSON), for logs
+
+
+def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Random, *,
+           evaluator: Evaluator, iterations: int | None = None, seconds: float | None = None,
+           exploration: float = 0.7) -> tuple[Action, SearchStats]:
+    """The most visited of ``legal`` after ``iterations`` iterations (exactly: the result is then
+    a function of ``rng``'s state) or when ``seconds`` have passed, whichever is set (both: the
+    first reached)."""
+    if len(legal) == 1:
+        return legal[0], SearchStats(0, 0.0, {})
+    root = Node()
+    start = time.perf_counter()
+    done = 0
+    while True:
+        if iterations is not None and done >= iterations:
+            break
+        if seconds is not None and time.perf_counter() - start >= seconds:
+            break
+        iterate(root, sampler.sample(rng), rng, evaluator, exploration)
+        done += 1
+    table = root.stats.get(seat, {})
+    by_key = {action_key(a): a for a in legal}
+    visits = {k: table[k][0] if k in table else 0 for k in by_key}
+    best = max(by_key, key=lambda k: (visits[k], table[k][1] if k in table else 0.0))
+    stats = SearchStats(done, time.perf_counter() - start,
+                        {str(by_key[k]): v for k, v in visits.items()})
+    return by_key[best], stats
+
+
+def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluator,
+            exploration: float) -> None:
+    """One iteration on one determinization: select, expand one node, play out, back up."""
+    start = evaluator.score(state)
+    horizon = state.round
+    arrival = state.arrival_order_matters()
+    node = root
+    path: list[tuple[Node, list[tuple[int, ActionKey]]]] = []
+    while not state.is_terminal() and state.round == horizon:
+        asked = list(state.to_move())
+        if arrival and len(asked) > 1:
+            rng.shuffle(asked)
+        choices = []
+        for seat in asked:
+            if seat not in state.to_move():
+                continue
+            legal = state.legal_actions(seat)
+            table = node.stats.get(seat)
+            if table is None:
+                table = node.stats[seat] = {}
+            action = select(table, legal, rng, exploration)
+            key = action_key(action)
+            choices.append((seat, key))
+            state.apply(seat, action)
+        path.append((node, choices))
+        joint = tuple(choices)
+        child = node.children.get(joint)
+        if child is None:
+            node.children[joint] = Node()
+            break
+        node = child
+    playout(state, horizon, rng)
+    rewards = evaluator.rewards(state, start)
+    for node, choices in path:
+        for seat, key in choices:
+            entry = node.stats[seat][key]
+            entry[0] += 1
+            entry[1] += rewards[seat]
+
+
+def select(table: dict[ActionKey, list], legal: list[Action], rng: random.Random,
+           exploration: float) -> Action:
+    """UCB over the actions legal here; an action never tried is tried first (the first such in
+    legal order after a random start, so equal choices are spread without a bias to the first)."""
+    untried = []
+    for action in legal:
+        key = action_key(action)
+        entry = table.get(key)
+        if entry is None:
+            entry = table[key] = [0, 0.0, 0, action]
+        entry[2] += 1
+        if entry[0] == 0:
+            untried.append(action)
+    if untried:
+        return untried[rng.randrange(len(untried))]
+    best, best_value = legal[0], -1.0
+    for action in legal:
+        visits, total, available, _ = table[action_key(action)]
+        value = total / visits + exploration * math.sqrt(math.log(available) / visits)
+        if value > best_value:
+            best, best_value = action, value
+    return best
+
+
+def playout(state: GameState, horizon: int, rng: random.Random) -> None:
+    """Uniformly random play to the end of the round (or of the match)."""
+    while not state.is_terminal() and state.round == horizon:
+        asked = state.to_move()
+        for seat in asked:
+            if len(asked) > 1 and seat not in state.to_move():
+                continue
+            legal = state.legal_actions(seat)
+            state.apply(seat, legal[rng.randrange(len(legal))])
