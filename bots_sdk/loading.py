@@ -65,7 +65,7 @@ def parse_parameters(name: str, query: str, allowed: dict[str, type]) -> dict[st
     for pair in filter(None, query.split("&")):
         key, sep, raw = pair.partition("=")
         if key not in allowed or not sep:
-            raise BotSpecError(f"{name} has no parameter {pair!r} (allowed: {names}; as {name}?key=value)")
+            raise BotSpecError(f"{name} has no parameter {key!r} (allowed: {names}; as {name}?key=value)")
         try:
             value = allowed[key](raw)
         except ValueError:
