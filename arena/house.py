@@ -1,11 +1,11 @@
-"""The house bots: random and greedy of every game, entered by name."""
+"""The house bots: random, greedy and mcts of every game, entered by name."""
 from __future__ import annotations
 
 from referee.games import GAMES
 
 from .models import Bot, BotVersion
 
-HOUSE_SPECS = ("random", "greedy")
+HOUSE_SPECS = ("random", "greedy", "mcts")  # bots_sdk.loading.HOUSE_BOTS, by the same names
 
 
 class UnknownBotError(ValueError):
