@@ -3,7 +3,8 @@
 Each iteration draws a determinization of the decision (``Determinizer.sample``), walks down one
 shared tree choosing actions by UCB among those legal in *this* determinization (an action's
 exploration term counts the iterations it was available, not the parent's visits), adds one node,
-plays the rest of the round out at random and backs every seat's reward up the path.
+plays the rest of the round out (``playouts.POLICIES``: cheap rules of thumb, random
+elsewhere) and backs every seat's reward up the path.
 
 Simultaneous choices (Misty's draft, Tricky Twist's reserve picks, every Bszzzz window) are
 decoupled: at such a node each asked seat picks from its own statistics, blind to the others'
@@ -27,12 +28,18 @@ from typing import Any
 from referee.games import GameState
 
 from . import Determinizer
+from .playouts import POLICIES, Policy, random_policy
 
 Action = dict[str, Any]
 ActionKey = tuple
 
 
 def action_key(action: Action) -> ActionKey:
+    """Actions that do the same thing share a key, so their statistics are not split: a seat's
+    three Bszzzz! swatters are one choice (they differ only by id)."""
+    card = action.get("card")
+    if card is not None and card.startswith("swatter-"):
+        return ("play", "swatter")
     return tuple(action.items())
 
 
@@ -86,8 +93,8 @@ class SearchStats:
 
 
 def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Random, *,
-           evaluator: Evaluator, iterations: int | None = None, seconds: float | None = None,
-           exploration: float = 0.7) -> tuple[Action, SearchStats]:
+           evaluator: Evaluator, policy: Policy = random_policy, iterations: int | None = None,
+           seconds: float | None = None, exploration: float = 0.7) -> tuple[Action, SearchStats]:
     """The most visited of ``legal`` after ``iterations`` iterations (exactly: the result is then
     a function of ``rng``'s state) or when ``seconds`` have passed, whichever is set (both: the
     first reached)."""
@@ -101,10 +108,12 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
             break
         if seconds is not None and time.perf_counter() - start >= seconds:
             break
-        iterate(root, sampler.sample(rng), rng, evaluator, exploration)
+        iterate(root, sampler.sample(rng), rng, evaluator, policy, exploration)
         done += 1
     table = root.stats.get(seat, {})
-    by_key = {action_key(a): a for a in legal}
+    by_key: dict[ActionKey, Action] = {}
+    for action in legal:
+        by_key.setdefault(action_key(action), action)
     visits = {k: table[k][0] if k in table else 0 for k in by_key}
     best = max(by_key, key=lambda k: (visits[k], table[k][1] if k in table else 0.0))
     stats = SearchStats(done, time.perf_counter() - start,
@@ -112,7 +121,7 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
     return by_key[best], stats
 
 
-def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluator,
+def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluator, policy: Policy,
             exploration: float) -> None:
     """One iteration on one determinization: select, expand one node, play out, back up."""
     start = evaluator.score(state)
@@ -143,7 +152,7 @@ def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluat
             node.children[joint] = Node()
             break
         node = child
-    playout(state, horizon, rng)
+    playout(state, horizon, rng, policy)
     rewards = evaluator.rewards(state, start)
     for node, choices in path:
         for seat, key in choices:
@@ -157,31 +166,33 @@ def select(table: dict[ActionKey, list], legal: list[Action], rng: random.Random
     """UCB over the actions legal here; an action never tried is tried first (the first such in
     legal order after a random start, so equal choices are spread without a bias to the first)."""
     untried = []
+    entries = {}
     for action in legal:
         key = action_key(action)
+        if key in entries:
+            continue
         entry = table.get(key)
         if entry is None:
             entry = table[key] = [0, 0.0, 0, action]
+        entries[key] = (entry, action)
         entry[2] += 1
         if entry[0] == 0:
             untried.append(action)
     if untried:
         return untried[rng.randrange(len(untried))]
     best, best_value = legal[0], -1.0
-    for action in legal:
-        visits, total, available, _ = table[action_key(action)]
+    for (visits, total, available, _), action in entries.values():
         value = total / visits + exploration * math.sqrt(math.log(available) / visits)
         if value > best_value:
             best, best_value = action, value
     return best
 
 
-def playout(state: GameState, horizon: int, rng: random.Random) -> None:
-    """Uniformly random play to the end of the round (or of the match)."""
+def playout(state: GameState, horizon: int, rng: random.Random, policy: Policy = random_policy) -> None:
+    """Play to the end of the round (or of the match) by ``policy`` for every seat."""
     while not state.is_terminal() and state.round == horizon:
         asked = state.to_move()
         for seat in asked:
             if len(asked) > 1 and seat not in state.to_move():
                 continue
-            legal = state.legal_actions(seat)
-            state.apply(seat, legal[rng.randrange(len(legal))])
+            state.apply(seat, policy(state, seat, state.legal_actions(seat), rng))

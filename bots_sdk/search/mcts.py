@@ -18,6 +18,7 @@ from ..bot import Bot
 from ..decision import Decision
 from . import Determinizer
 from .ismcts import EVALUATORS, search
+from .playouts import POLICIES, random_policy
 
 DEFAULT_BUDGET = 0.05
 DEADLINE_SHARE = 0.5  # of the decision's time left, at most, whatever the budget
@@ -48,7 +49,8 @@ class MctsBot(Bot):
             cap = decision.time_left * DEADLINE_SHARE
             seconds = cap if seconds is None else min(seconds, cap)
         action, stats = search(Determinizer(decision), decision.seat, legal, self.rng,
-                               evaluator=EVALUATORS[decision.game], iterations=self.playouts,
+                               evaluator=EVALUATORS[decision.game],
+                               policy=POLICIES.get(decision.game, random_policy), iterations=self.playouts,
                                seconds=seconds)
         if self.playouts is not None and stats.iterations < self.playouts:
             self.log(f"mcts: stopped at {stats.iterations} of {self.playouts} playouts (the deadline)")

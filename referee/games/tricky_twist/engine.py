@@ -904,7 +904,15 @@ def deal_constrained(rng: random.Random, pool: list[str], masks: list[int]) -> l
         return True
 
     dealt: list[str | None] = [None] * len(masks)
-    for i in order:
+    for k, i in enumerate(order):
+        if masks[i] == ALL_FAMILIES:
+            # the slots left are unconstrained too (most constrained first): any card fits, so a
+            # shuffle of what is left is the same draw without the feasibility checks
+            rest = [c for cards in by_family.values() for c in cards]
+            rng.shuffle(rest)
+            for j, card in zip(order[k:], rest):
+                dealt[j] = card
+            break
         need[masks[i]] -= 1
         options = [b for b in by_family if b & masks[i] and by_family[b]]
         while options:

@@ -1,0 +1,59 @@
+"""Playout policies: how every seat plays after the tree, until the horizon.
+
+Uniformly random play models nobody: in Bszzzz! random seats spend their swatters on anything and
+keep cards a real player sheds, so a search that believes it plays badly. Each game's policy here
+is a cheap rule of thumb (a few attribute reads on the engine state, no observation built), the
+rest is random. The search's own copy of the state is read directly: it is the bot's, not the
+referee's.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from referee.games.bszzzz.data import SWATTER
+from referee.games.bszzzz.engine import swat_value
+
+Action = dict[str, Any]
+Policy = Callable[[Any, int, list[Action], random.Random], Action]
+
+SHED = 0.8  # Bszzzz!: how often a seat that may pass sheds a card instead
+
+
+def random_policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
+    return legal[rng.randrange(len(legal))]
+
+
+def bszzzz_policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
+    """Swat a trick worth a point to this seat; otherwise mostly shed a trick card; else pass."""
+    _, cards, may_pass = state._legal_for(seat)
+    trick = state.trick
+    swatter = None
+    others = []
+    for action, card in zip(legal, cards):
+        if card.kind == SWATTER:
+            swatter = swatter or action
+        else:
+            others.append(action)
+    if swatter is not None and trick and swat_value(state.colours[seat], [c for _, c in trick]) >= 1:
+        return swatter
+    if others and (not may_pass or rng.random() < SHED):
+        return others[rng.randrange(len(others))]
+    return legal[-1] if may_pass else legal[rng.randrange(len(legal))]
+
+
+def tricky_twist_policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
+    """Draw from the reserve only when the hand runs short; take a Bonus card when offered."""
+    kind = legal[0]["type"]
+    if kind == "draw":
+        return legal[0] if len(state.hands[seat]) < 3 else legal[1]
+    if kind == "take_bonus":
+        return legal[0]
+    return legal[rng.randrange(len(legal))]
+
+
+POLICIES: dict[str, Policy] = {
+    "bszzzz": bszzzz_policy,
+    "tricky-twist": tricky_twist_policy,
+}
