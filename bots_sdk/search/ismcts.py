@@ -94,7 +94,7 @@ class SearchStats:
 
 def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Random, *,
            evaluator: Evaluator, policy: Policy = random_policy, iterations: int | None = None,
-           seconds: float | None = None, exploration: float = 0.7) -> tuple[Action, SearchStats]:
+           seconds: float | None = None, exploration: float = 0.3) -> tuple[Action, SearchStats]:
     """The most visited of ``legal`` after ``iterations`` iterations (exactly: the result is then
     a function of ``rng``'s state) or when ``seconds`` have passed, whichever is set (both: the
     first reached)."""

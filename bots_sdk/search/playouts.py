@@ -14,11 +14,14 @@ from typing import Any
 
 from referee.games.bszzzz.data import SWATTER
 from referee.games.bszzzz.engine import swat_value
+from referee.games.tussie_mussie.scoring import score_arrangement
 
 Action = dict[str, Any]
 Policy = Callable[[Any, int, list[Action], random.Random], Action]
 
 SHED = 0.8  # Bszzzz!: how often a seat that may pass sheds a card instead
+WORTH_TAKING = 1.5  # Tussie Mussie: what a face-up tile must add to be taken over the unknown one
+WHIM = 0.2  # how often a rule-of-thumb policy plays at random instead
 
 
 def random_policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
@@ -53,7 +56,26 @@ def tricky_twist_policy(state: Any, seat: int, legal: list[Action], rng: random.
     return legal[rng.randrange(len(legal))]
 
 
+def tussie_mussie_policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
+    """The greedy bot's rules: take the face-up tile when it adds enough to the arrangement; offer
+    face up the tile worth less to keep (face down); the rest at random."""
+    kind = legal[0]["type"]
+    if kind not in ("take", "offer") or rng.random() < WHIM:
+        return legal[rng.randrange(len(legal))]
+    columns = [None if c is None else (c[0], c[1]) for c in state.hands[seat]]
+    honeysuckle = state.honeysuckle
+
+    def value(extra: tuple[str, str] | None) -> int:
+        return score_arrangement(columns + [extra] if extra else columns, honeysuckle=honeysuckle)[0]
+
+    if kind == "take":
+        gain = value((state.offer["face_up"], "bouquet")) - value(None)
+        return legal[0] if gain >= WORTH_TAKING else legal[1]
+    return min(legal, key=lambda a: value((a["face_up"], "keepsakes")))
+
+
 POLICIES: dict[str, Policy] = {
+    "tussie-mussie": tussie_mussie_policy,
     "bszzzz": bszzzz_policy,
     "tricky-twist": tricky_twist_policy,
 }
