@@ -94,10 +94,12 @@ class SearchStats:
 
 def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Random, *,
            evaluator: Evaluator, policy: Policy = random_policy, iterations: int | None = None,
-           seconds: float | None = None, exploration: float = 0.3) -> tuple[Action, SearchStats]:
+           seconds: float | None = None, exploration: float = 0.3,
+           model_opponents: bool = False) -> tuple[Action, SearchStats]:
     """The most visited of ``legal`` after ``iterations`` iterations (exactly: the result is then
     a function of ``rng``'s state) or when ``seconds`` have passed, whichever is set (both: the
-    first reached)."""
+    first reached). ``model_opponents``: the other seats play by ``policy`` in the tree as in
+    the playouts, instead of searching for themselves."""
     if len(legal) == 1:
         return legal[0], SearchStats(0, 0.0, {})
     root = Node()
@@ -108,7 +110,8 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
             break
         if seconds is not None and time.perf_counter() - start >= seconds:
             break
-        iterate(root, sampler.sample(rng), rng, evaluator, policy, exploration)
+        iterate(root, sampler.sample(rng), rng, evaluator, policy, exploration,
+                seat if model_opponents else None)
         done += 1
     table = root.stats.get(seat, {})
     by_key: dict[ActionKey, Action] = {}
@@ -122,13 +125,15 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
 
 
 def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluator, policy: Policy,
-            exploration: float) -> None:
-    """One iteration on one determinization: select, expand one node, play out, back up."""
+            exploration: float, searcher: int | None = None) -> None:
+    """One iteration on one determinization: select, expand one node, play out, back up. With a
+    ``searcher``, the other seats play by ``policy`` in the tree too (their choices branch the
+    tree like chance, with no statistics of their own)."""
     start = evaluator.score(state)
     horizon = state.round
     arrival = state.arrival_order_matters()
     node = root
-    path: list[tuple[Node, list[tuple[int, ActionKey]]]] = []
+    path: list[tuple[Node, list[tuple[int, ActionKey, bool]]]] = []
     while not state.is_terminal() and state.round == horizon:
         asked = list(state.to_move())
         if arrival and len(asked) > 1:
@@ -138,12 +143,16 @@ def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluat
             if seat not in state.to_move():
                 continue
             legal = state.legal_actions(seat)
+            if searcher is not None and seat != searcher:
+                action = policy(state, seat, legal, rng)
+                choices.append((seat, action_key(action), False))
+                state.apply(seat, action)
+                continue
             table = node.stats.get(seat)
             if table is None:
                 table = node.stats[seat] = {}
             action = select(table, legal, rng, exploration)
-            key = action_key(action)
-            choices.append((seat, key))
+            choices.append((seat, action_key(action), True))
             state.apply(seat, action)
         path.append((node, choices))
         joint = tuple(choices)
@@ -155,7 +164,9 @@ def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluat
     playout(state, horizon, rng, policy)
     rewards = evaluator.rewards(state, start)
     for node, choices in path:
-        for seat, key in choices:
+        for seat, key, searched in choices:
+            if not searched:
+                continue
             entry = node.stats[seat][key]
             entry[0] += 1
             entry[1] += rewards[seat]

@@ -18,7 +18,7 @@ from ..bot import Bot
 from ..decision import Decision
 from . import Determinizer
 from .ismcts import EVALUATORS, search
-from .playouts import POLICIES, random_policy
+from .playouts import OPPONENT_MODELS, POLICIES, random_policy
 
 DEFAULT_BUDGET = 0.05
 DEADLINE_SHARE = 0.5  # of the decision's time left, at most, whatever the budget
@@ -51,7 +51,7 @@ class MctsBot(Bot):
         action, stats = search(Determinizer(decision), decision.seat, legal, self.rng,
                                evaluator=EVALUATORS[decision.game],
                                policy=POLICIES.get(decision.game, random_policy), iterations=self.playouts,
-                               seconds=seconds)
+                               seconds=seconds, model_opponents=decision.game in OPPONENT_MODELS)
         if self.playouts is not None and stats.iterations < self.playouts:
             self.log(f"mcts: stopped at {stats.iterations} of {self.playouts} playouts (the deadline)")
         return action

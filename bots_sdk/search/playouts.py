@@ -14,6 +14,7 @@ from typing import Any
 
 from referee.games.bszzzz.data import SWATTER
 from referee.games.bszzzz.engine import swat_value
+from referee.games.tricky_twist.data import CARD_FAMILY, CARD_VALUE
 from referee.games.tussie_mussie.scoring import score_arrangement
 
 Action = dict[str, Any]
@@ -47,12 +48,27 @@ def bszzzz_policy(state: Any, seat: int, legal: list[Action], rng: random.Random
 
 
 def tricky_twist_policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
-    """Draw from the reserve only when the hand runs short; take a Bonus card when offered."""
+    """Put the shortest families in the reserve (voids make false tricks of one's choosing); draw
+    only when the hand runs short; take a Bonus card when offered; follow high while short of
+    tricks, low otherwise; the rest at random."""
     kind = legal[0]["type"]
     if kind == "draw":
         return legal[0] if len(state.hands[seat]) < 3 else legal[1]
     if kind == "take_bonus":
         return legal[0]
+    if rng.random() < WHIM:
+        return legal[rng.randrange(len(legal))]
+    if kind == "reserve":
+        counts: dict[str, int] = {}
+        for card in state.hands[seat]:
+            counts[CARD_FAMILY[card]] = counts.get(CARD_FAMILY[card], 0) + 1
+        return min(legal, key=lambda a: (counts[CARD_FAMILY[a["card"]]], rng.random()))
+    if kind == "play" and state.trick and len(legal) > 1:
+        led = CARD_FAMILY[state.trick[0][1]]
+        if CARD_FAMILY[legal[0]["card"]] == led:  # following: every legal card is of the led family
+            short = len(state.tricks[seat]) <= len(state.false_tricks[seat])
+            pick = max if short else min
+            return pick(legal, key=lambda a: CARD_VALUE[a["card"]])
     return legal[rng.randrange(len(legal))]
 
 
@@ -73,6 +89,10 @@ def tussie_mussie_policy(state: Any, seat: int, legal: list[Action], rng: random
         return legal[0] if gain >= WORTH_TAKING else legal[1]
     return min(legal, key=lambda a: value((a["face_up"], "keepsakes")))
 
+
+# Games whose policy is good enough to stand for an opponent in the tree (``model_opponents``):
+# elsewhere the opponents search for themselves.
+OPPONENT_MODELS = ("tussie-mussie", "bszzzz")
 
 POLICIES: dict[str, Policy] = {
     "tussie-mussie": tussie_mussie_policy,
