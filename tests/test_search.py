@@ -178,3 +178,29 @@ def test_house_bot_parameters():
                          ("mcts?playouts=0", "playouts"), ("greedy?budget=1", "no parameter")]:
         with pytest.raises(BotSpecError, match=message):
             parse_bot_spec(bad, "misty")
+
+
+@pytest.mark.parametrize("game_id,players", [("tussie-mussie", 3), ("tricky-twist", 4), ("misty", 2), ("bszzzz", 4)])
+def test_a_clone_is_an_equal_and_independent_state(game_id, players):
+    """``clone()`` (what every determinization starts from) equals the position round trip, and
+    playing on the clone to the end never changes the original."""
+    game = GAMES[game_id]
+    rng = random.Random(game_id)
+    state = game.new_state(game.configure(players), 8)
+    checked = 0
+    while not state.is_terminal() and checked < 120:
+        if rng.random() < 0.5:
+            before = state.to_position()
+            copy = state.clone()
+            assert copy.to_position() == before
+            assert all(copy.observation(s) == state.observation(s) for s in range(players))
+            while not copy.is_terminal():
+                for s in copy.to_move():
+                    if s in copy.to_move():
+                        copy.apply(s, rng.choice(copy.legal_actions(s)))
+            assert state.to_position() == before
+            checked += 1
+        for s in state.to_move():
+            if s in state.to_move():
+                state.apply(s, rng.choice(state.legal_actions(s)))
+    assert checked > 10

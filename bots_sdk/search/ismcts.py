@@ -6,10 +6,13 @@ exploration term counts the iterations it was available, not the parent's visits
 plays the rest of the round out (``playouts.POLICIES``: cheap rules of thumb, random
 elsewhere) and backs every seat's reward up the path.
 
-Simultaneous choices (Misty's draft, Tricky Twist's reserve picks, every Bszzzz window) are
-decoupled: at such a node each asked seat picks from its own statistics, blind to the others'
-picks, and the joint choice leads to the child. So a sealed choice is never searched as if the
-others could see it.
+With ``model_opponents``, only the searching seat's choices are searched: the other seats play by
+the playout policy in the tree too (a single-observer tree otherwise lets an opponent's node learn
+from determinizations that all share the searcher's hidden cards, and the search fears an
+omniscient opponent). Otherwise simultaneous choices (Misty's draft, Tricky Twist's reserve
+picks, every Bszzzz window) are decoupled: at such a node each asked seat picks from its own
+statistics, blind to the others' picks, and the joint choice leads to the child. So a sealed
+choice is never searched as if the others could see it.
 
 Playouts stop at the end of the round (``state.round`` changes) or the match: a round's outcome
 carries most of what a decision changes, and a whole match of Bszzzz! is far too long to play
