@@ -98,7 +98,7 @@ class SearchStats:
 def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Random, *,
            evaluator: Evaluator, policy: Policy = random_policy, iterations: int | None = None,
            seconds: float | None = None, exploration: float = 0.3,
-           model_opponents: bool = False) -> tuple[Action, SearchStats]:
+           model_opponents: bool = False, opponent: Policy | None = None) -> tuple[Action, SearchStats]:
     """The most visited of ``legal`` after ``iterations`` iterations (exactly: the result is then
     a function of ``rng``'s state) or when ``seconds`` have passed, whichever is set (both: the
     first reached). ``model_opponents``: the other seats play by ``policy`` in the tree as in
@@ -114,7 +114,7 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
         if seconds is not None and time.perf_counter() - start >= seconds:
             break
         iterate(root, sampler.sample(rng), rng, evaluator, policy, exploration,
-                seat if model_opponents else None)
+                seat if model_opponents else None, opponent)
         done += 1
     table = root.stats.get(seat, {})
     by_key: dict[ActionKey, Action] = {}
@@ -128,7 +128,7 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
 
 
 def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluator, policy: Policy,
-            exploration: float, searcher: int | None = None) -> None:
+            exploration: float, searcher: int | None = None, opponent: Policy | None = None) -> None:
     """One iteration on one determinization: select, expand one node, play out, back up. With a
     ``searcher``, the other seats play by ``policy`` in the tree too (their choices branch the
     tree like chance, with no statistics of their own)."""
@@ -147,7 +147,7 @@ def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluat
                 continue
             legal = state.legal_actions(seat)
             if searcher is not None and seat != searcher:
-                action = policy(state, seat, legal, rng)
+                action = (opponent or policy)(state, seat, legal, rng)
                 choices.append((seat, action_key(action), False))
                 state.apply(seat, action)
                 continue

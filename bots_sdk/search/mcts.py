@@ -18,7 +18,7 @@ from ..bot import Bot
 from ..decision import Decision
 from . import Determinizer
 from .ismcts import EVALUATORS, search
-from .playouts import OPPONENT_MODELS, POLICIES, random_policy
+from .playouts import POLICIES, opponent_model, random_policy
 
 DEFAULT_BUDGET = 0.05
 DEADLINE_SHARE = 0.5  # of the decision's time left, at most, whatever the budget
@@ -48,10 +48,11 @@ class MctsBot(Bot):
         if decision.time_left is not None:
             cap = decision.time_left * DEADLINE_SHARE
             seconds = cap if seconds is None else min(seconds, cap)
+        opponent = opponent_model(decision.game)
         action, stats = search(Determinizer(decision), decision.seat, legal, self.rng,
                                evaluator=EVALUATORS[decision.game],
                                policy=POLICIES.get(decision.game, random_policy), iterations=self.playouts,
-                               seconds=seconds, model_opponents=decision.game in OPPONENT_MODELS)
+                               seconds=seconds, model_opponents=opponent is not None, opponent=opponent)
         if self.playouts is not None and stats.iterations < self.playouts:
             self.log(f"mcts: stopped at {stats.iterations} of {self.playouts} playouts (the deadline)")
         return action

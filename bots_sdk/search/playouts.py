@@ -17,6 +17,10 @@ from referee.games.bszzzz.engine import swat_value
 from referee.games.tricky_twist.data import CARD_FAMILY, CARD_VALUE
 from referee.games.tussie_mussie.scoring import score_arrangement
 
+from ..bot import Bot
+from ..decision import Decision
+from ..greedy import greedy_bot_class
+
 Action = dict[str, Any]
 Policy = Callable[[Any, int, list[Action], random.Random], Action]
 
@@ -90,9 +94,37 @@ def tussie_mussie_policy(state: Any, seat: int, legal: list[Action], rng: random
     return min(legal, key=lambda a: value((a["face_up"], "keepsakes")))
 
 
-# Games whose policy is good enough to stand for an opponent in the tree (``model_opponents``):
-# elsewhere the opponents search for themselves.
-OPPONENT_MODELS = ("tussie-mussie", "bszzzz")
+def greedy_opponents(game: str) -> Policy:
+    """The greedy house bot as a policy: each seat's own instance, fed the decision its seat
+    would receive (an observation built per call, so only for the tree's few opponent nodes)."""
+    bots: dict[int, Bot] = {}
+
+    def policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        bot = bots.get(seat)
+        if bot is None:
+            bot = bots[seat] = greedy_bot_class(game)()
+            bot.start(game, seat, dict(state.config.options), rng.getrandbits(32))
+        c = state.config
+        return bot.decide(Decision(game=c.game, variant=c.variant, seat=seat, players=c.players,
+                                   options=dict(c.options), legal_actions=legal,
+                                   _observe=lambda: state.observation(seat)))
+
+    return policy
+
+
+def opponent_model(game: str) -> Policy | None:
+    """How the other seats play in the tree (``ismcts.search(model_opponents=True)``), or None
+    where they search for themselves: the playout policy where it is good enough to stand for a
+    player; in Tricky Twist, the greedy bot itself (measured: 3 wins in 12 four-player matches
+    against greedy at 30 playouts, against 1 in 12 with the opponents searching); in Misty
+    neither helped (the search plays out at random there)."""
+    if game in ("tussie-mussie", "bszzzz"):
+        return POLICIES[game]
+    if game == "tricky-twist":
+        return greedy_opponents(game)
+    return None
 
 POLICIES: dict[str, Policy] = {
     "tussie-mussie": tussie_mussie_policy,
