@@ -14,6 +14,7 @@ to a position: one module per game in this package; what is drawn at random and 
 from __future__ import annotations
 
 import random
+
 from referee.games import GameState, get_game
 
 from ..decision import Decision

@@ -31,7 +31,7 @@ from typing import Any
 from referee.games import GameState
 
 from . import Determinizer
-from .playouts import POLICIES, Policy, random_policy
+from .playouts import Policy, random_policy
 
 Action = dict[str, Any]
 ActionKey = tuple
