@@ -48,6 +48,7 @@ test: $(STAMP) $(JSDEPS) $(CHROMIUM)
 
 bench: $(STAMP)
 	$(PY) bench/engines.py
+	$(PY) bench/bots.py
 	$(PY) bench/referee.py
 	$(PY) bench/arena.py
 	$(PY) bench/web.py

@@ -1,11 +1,13 @@
-"""The house bots: random and greedy of every game, entered by name."""
+"""The house bots: random, greedy and mcts of every game, entered by name."""
 from __future__ import annotations
+
+import os
 
 from referee.games import GAMES
 
 from .models import Bot, BotVersion
 
-HOUSE_SPECS = ("random", "greedy")
+HOUSE_SPECS = ("random", "greedy", "mcts")  # bots_sdk.loading.HOUSE_BOTS, by the same names
 
 
 class UnknownBotError(ValueError):
@@ -25,5 +27,17 @@ def house_version(game: str, label: str) -> BotVersion:
     return version
 
 
+def ladder_house_specs() -> list[str]:
+    """The house bots put on the ladders: ``PARLOUR_LADDER_HOUSE_BOTS`` (comma-separated, default all;
+    an operator on small machines may leave ``mcts``, the slowest, out)."""
+    chosen = os.environ.get("PARLOUR_LADDER_HOUSE_BOTS", ",".join(HOUSE_SPECS)).split(",")
+    unknown = [s for s in chosen if s not in HOUSE_SPECS]
+    if unknown:
+        raise UnknownBotError(f"PARLOUR_LADDER_HOUSE_BOTS: unknown house bot(s) {', '.join(unknown)} "
+                              f"(allowed: {', '.join(HOUSE_SPECS)})")
+    return chosen
+
+
 def ensure_house_bots() -> list[BotVersion]:
-    return [house_version(game, spec) for game in sorted(GAMES) for spec in HOUSE_SPECS]
+    """Every game's ladder house bots, created on first use."""
+    return [house_version(game, spec) for game in sorted(GAMES) for spec in ladder_house_specs()]

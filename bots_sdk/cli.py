@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play local matches in this process")
     play.add_argument("game", help=f"game id ({', '.join(sorted(GAMES))})")
     play.add_argument("bots", nargs="+", metavar="BOT",
-                      help="random, greedy, or path/to/file.py:ClassName — one per seat")
+                      help="random, greedy, mcts (house bots; parameters as mcts?budget=0.1), or path/to/file.py:ClassName — one per seat")
     play.add_argument("--variant", help="variant (default: standard)")
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                       help="a rule option (repeatable)")
@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(run=run_play)
 
     connect = commands.add_parser("connect", help="play one seat of a match on a referee")
-    connect.add_argument("bot", help="random, greedy, or path/to/file.py:ClassName")
+    connect.add_argument("bot", help="random, greedy, mcts?budget=0.1, or path/to/file.py:ClassName")
     connect.add_argument("--referee", required=True, help="HOST:PORT or unix:PATH")
     connect.add_argument("--seat-token", required=True)
     connect.add_argument("--path", action="append", default=[], metavar="DIR",
@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     seats.set_defaults(run=run_serve_seats)
 
     remote = commands.add_parser("serve-remote", help="keep a bot available to a referee")
-    remote.add_argument("bot", help="random, greedy, or path/to/file.py:ClassName")
+    remote.add_argument("bot", help="random, greedy, mcts?budget=0.1, or path/to/file.py:ClassName")
     remote.add_argument("--referee", required=True, help="HOST:PORT or unix:PATH")
     remote.add_argument("--api-token", required=True)
     remote.set_defaults(run=run_serve_remote)

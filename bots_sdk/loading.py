@@ -1,13 +1,24 @@
-"""Turning a bot spec from the command line (``random``, ``greedy``, ``file.py:Class``) into bots."""
+"""Turning a bot spec from the command line (``random``, ``greedy``, ``mcts?budget=0.05``,
+``file.py:Class``) into bots.
+
+A house bot takes parameters as ``name?key=value&key=value`` (the same syntax for every house bot;
+each lists the ones it takes in its class's ``parameters``): ``mcts?budget=0.1``,
+``mcts?playouts=200&seed=7``.
+"""
 from __future__ import annotations
 
 import importlib.util
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .bot import Bot, RandomBot
 from .greedy import greedy_bot_class
+from .search.mcts import MctsBot
+
+HOUSE_BOTS = ("random", "greedy", "mcts")
+ALLOWED = f"{', '.join(HOUSE_BOTS)}, path/to/file.py:ClassName"
 
 
 class BotSpecError(Exception):
@@ -18,22 +29,49 @@ class BotSpecError(Exception):
 class BotSpec:
     name: str
     cls: type[Bot]
+    params: dict[str, Any] = field(default_factory=dict)
 
     def make(self) -> Bot:
-        return self.cls()
+        return self.cls(**self.params)
 
 
 def parse_bot_spec(text: str, game_id: str) -> BotSpec:
-    if text == "random":
-        return BotSpec("random", RandomBot)
-    if text == "greedy":
+    name, _, query = text.partition("?")
+    if name == "random":
+        cls: type[Bot] = RandomBot
+    elif name == "greedy":
         try:
-            return BotSpec("greedy", greedy_bot_class(game_id))
+            cls = greedy_bot_class(game_id)
         except ModuleNotFoundError:
-            raise BotSpecError(f"there is no greedy bot for {game_id} (allowed: random, "
-                               f"path/to/file.py:ClassName)") from None
-    path, class_name = split_file_spec(text)
-    return BotSpec(text, load_bot_class(path, class_name))
+            raise BotSpecError(f"there is no greedy bot for {game_id} (allowed: random, mcts, "
+                               "path/to/file.py:ClassName)") from None
+    elif name == "mcts":
+        cls = MctsBot
+    else:
+        path, class_name = split_file_spec(text)
+        return BotSpec(text, load_bot_class(path, class_name))
+    spec = BotSpec(text, cls, parse_parameters(name, query, getattr(cls, "parameters", {})))
+    try:
+        spec.make()  # the bot checks its parameters' values
+    except ValueError as exc:
+        raise BotSpecError(f"{text}: {exc}") from None
+    return spec
+
+
+def parse_parameters(name: str, query: str, allowed: dict[str, type]) -> dict[str, Any]:
+    """``key=value&key=value`` → typed keyword arguments, each one the house bot declares."""
+    params: dict[str, Any] = {}
+    names = ", ".join(allowed) or "none"
+    for pair in filter(None, query.split("&")):
+        key, sep, raw = pair.partition("=")
+        if key not in allowed or not sep:
+            raise BotSpecError(f"{name} has no parameter {key!r} (allowed: {names}; as {name}?key=value)")
+        try:
+            value = allowed[key](raw)
+        except ValueError:
+            raise BotSpecError(f"{name}: {key}={raw!r} is not a {allowed[key].__name__}") from None
+        params[key] = value
+    return params
 
 
 def is_file_bot(text: str) -> bool:
@@ -46,7 +84,7 @@ def split_file_spec(text: str) -> tuple[Path, str]:
     importing anything (a sandboxed bot's code is imported only inside its sandbox)."""
     path, sep, class_name = text.rpartition(":")
     if not sep or not path.endswith(".py") or not class_name:
-        raise BotSpecError(f"unknown bot {text!r} (allowed: random, greedy, path/to/file.py:ClassName)")
+        raise BotSpecError(f"unknown bot {text!r} (allowed: {ALLOWED})")
     if not Path(path).is_file():
         raise BotSpecError(f"bot file {path} does not exist")
     return Path(path), class_name

@@ -232,6 +232,7 @@ def test_ladder_puts_greedy_above_random(platform) -> None:
     p.start_worker()
     p.env["PARLOUR_LADDER_GAMES"] = "tussie-mussie"
     p.env["PARLOUR_LADDER_OPEN"] = "4"
+    p.env["PARLOUR_LADDER_HOUSE_BOTS"] = "random,greedy"  # mcts's matches are tested in tests/test_search.py
     p.arena("ladder", "run", "--matches", str(LADDER_MATCHES), timeout=900)
     ladder = json.loads(p.arena("ladder", "show", "tussie-mussie", "--json").stdout)
     rows = {row["bot"]: row for row in ladder["rows"]}

@@ -67,7 +67,7 @@ def test_solo_plays_with_one_bot(capsys) -> None:
     (["tussie-mussie", "random", "random", "--option", "colour=red"], "no option 'colour' (allowed: honeysuckle, marigold_gap)"),
     (["tussie-mussie", "random", "random", "--option", "marigold_gap=open"], "'open' is not allowed (allowed: close, keep)"),
     (["tussie-mussie", "random", "missing.py:Bot"], "bot file missing.py does not exist"),
-    (["tussie-mussie", "random", "clever"], "unknown bot 'clever' (allowed: random, greedy, path/to/file.py:ClassName)"),
+    (["tussie-mussie", "random", "clever"], "unknown bot 'clever' (allowed: random, greedy, mcts, path/to/file.py:ClassName)"),
 ])
 def test_bad_input_one_line_exit_2(args, message, tmp_path) -> None:
     done = run("play", *args, cwd=tmp_path)

@@ -19,7 +19,7 @@ from arena.games import game_choices
 ZIP_TOTAL_LIMIT = 2 * 1024 * 1024
 ZIP_MEMBER_LIMIT = 200
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}$")
-RESERVED = {"random", "greedy"}  # house bots are entered by these names
+RESERVED = {"random", "greedy", "mcts"}  # house bots are entered by these names
 SDK_BASES = {"Bot", "RandomBot"}
 
 

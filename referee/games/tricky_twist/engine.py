@@ -775,12 +775,37 @@ class TrickyTwistState(GameState):
                     raise PositionError("a round-end choice must be an action")
 
     # ================================================================== hidden information
+    def clone(self) -> TrickyTwistState:
+        """A copy without a position round trip: every list play mutates is copied (the last
+        trick record's Bonus and take_back lists too); finished rounds are shared."""
+        other = object.__new__(TrickyTwistState)
+        other.__dict__.update(self.__dict__)
+        other.hands = [list(h) for h in self.hands]
+        other.reserves = [list(r) for r in self.reserves]
+        other.picks = list(self.picks)
+        other.draws = list(self.draws)
+        other.trick = [list(p) for p in self.trick]
+        other.tricks = [list(piles) for piles in self.tricks]
+        other.false_tricks = [list(f) for f in self.false_tricks]
+        other.bonus_available = list(self.bonus_available)
+        other.bonus_held = [list(b) for b in self.bonus_held]
+        other.bonus_spent = list(self.bonus_spent)
+        other.bonus_queue = list(self.bonus_queue)
+        other.known_in_hand = [list(k) for k in self.known_in_hand]
+        other.log = [dict(r, bonus=list(r["bonus"]), take_back=list(r["take_back"])) for r in self.log]
+        other.batch = list(self.batch)
+        other.choices = [list(c) for c in self.choices]
+        other.history = list(self.history)
+        other.totals = list(self.totals)
+        other._legal = {}
+        return other
+
     def resample_hidden(self, seat: int, rng: random.Random) -> TrickyTwistState:
         """A state ``seat`` cannot tell apart: every card it cannot know redrawn among the places
         it cannot see into (the others' hands, reserves and pending picks, its own reserve's
         order), the follow rule's evidence respected, the others' sealed round-end choices
         redrawn, and a fresh seed (future deals and Scoring cards)."""
-        other = self.description.from_position(self.to_position())
+        other = self.clone()
         other.seed = draw_seed(rng)
         rng.shuffle(other.reserves[seat])
         others = [y for y in range(self.n) if y != seat]
@@ -904,7 +929,15 @@ def deal_constrained(rng: random.Random, pool: list[str], masks: list[int]) -> l
         return True
 
     dealt: list[str | None] = [None] * len(masks)
-    for i in order:
+    for k, i in enumerate(order):
+        if masks[i] == ALL_FAMILIES:
+            # the slots left are unconstrained too (most constrained first): any card fits, so a
+            # shuffle of what is left is the same draw without the feasibility checks
+            rest = [c for cards in by_family.values() for c in cards]
+            rng.shuffle(rest)
+            for j, card in zip(order[k:], rest):
+                dealt[j] = card
+            break
         need[masks[i]] -= 1
         options = [b for b in by_family if b & masks[i] and by_family[b]]
         while options:

@@ -545,6 +545,29 @@ class TussieMussieState(GameState):
         return {"scores": scores, "ranks": ranks, **detail}
 
     # ------------------------------------------------------------------ hidden information
+    def clone(self) -> TussieMussieState:
+        """A copy without a position round trip: every list play mutates is copied; the offer
+        order and the round summaries are never changed once written, so they are shared."""
+        other = object.__new__(TussieMussieState)
+        other.__dict__.update(self.__dict__)
+        other.stack = list(self.stack)
+        other.hands = [[None if c is None else list(c) for c in h] for h in self.hands]
+        other.offer = None if self.offer is None else {"tiles": list(self.offer["tiles"]),
+                                                       "face_up": self.offer["face_up"]}
+        other.out = [list(o) for o in self.out]
+        other.pre_order = list(self.pre_order)
+        other.used = [list(u) for u in self.used]
+        other.orchid = list(self.orchid)
+        other.larkspur = None if self.larkspur is None else list(self.larkspur)
+        other.points = list(self.points)
+        other.history = list(self.history)
+        other.turns = list(self.turns)
+        other.layout = [list(t) for t in self.layout]
+        other.kept = list(self.kept)
+        other.kept_from = list(self.kept_from)
+        other._legal = None
+        return other
+
     def resample_hidden(self, seat: int, rng: random.Random) -> TussieMussieState:
         """Redraw every tile ``seat`` cannot know, among the places it cannot see into."""
         other = self.clone()

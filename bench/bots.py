@@ -1,0 +1,89 @@
+"""House bots' strength: ``mcts`` (0.05 s of search per decision) against ``greedy``, per game.
+
+    python bench/bots.py [--games N] [--budget S] [--json] [--only GAME]
+
+One mcts seat against greedy in every other seat, seats rotating from match to match, in-process
+(the same code as ``python -m bots_sdk play``). A win is rank 1 (shared wins count); the interval
+is Wilson's 95 % interval of the win rate. Targets (issue 19): at least 65 % in 2-player Tussie
+Mussie and Misty, at least 40 % in 4-player Tricky Twist and Bszzzz! (a fair share is 25 %).
+
+The budget is wall-clock time: on a loaded machine the bot searches less and the rates drop.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bots_sdk.local import play_match  # noqa: E402
+from bots_sdk.loading import parse_bot_spec  # noqa: E402
+
+# (game, players, default matches, target win rate): the matches keep the whole run under ~25 min
+ROWS = (
+    ("tussie-mussie", 2, 200, 0.65),
+    ("misty", 2, 60, 0.65),
+    ("tricky-twist", 4, 40, 0.40),
+    ("bszzzz", 4, 24, 0.40),
+)
+SEED = 19_000
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def measure(game: str, players: int, matches: int, budget: float) -> dict:
+    spec = f"mcts?budget={budget}"
+    wins = 0
+    start = time.perf_counter()
+    for i in range(matches):
+        specs = [spec] + ["greedy"] * (players - 1)
+        order = [(s + i) % players for s in range(players)]  # the mcts entry visits every seat
+        bots = [parse_bot_spec(specs[k], game).make() for k in order]
+        result = play_match(game, bots, seed=SEED + i).result
+        wins += result["ranks"][order.index(0)] == 1
+    low, high = wilson(wins, matches)
+    return {"game": game, "players": players, "matches": matches, "budget": budget, "mcts_wins": wins,
+            "win_rate": round(wins / matches, 3), "ci95": [round(low, 3), round(high, 3)],
+            "fair_share": round(1 / players, 3), "seconds": round(time.perf_counter() - start, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, help="matches per game (default: per game, see ROWS)")
+    parser.add_argument("--budget", type=float, default=0.05, help="mcts seconds per decision")
+    parser.add_argument("--only", help="one game id")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    rows = []
+    if not args.json:
+        print(f"mcts (budget {args.budget} s per decision) against greedy in every other seat")
+        print(f"{'game':<14} {'players':>7} {'matches':>7} {'mcts wins':>9} {'rate':>6}  {'95% interval':<15}"
+              f" {'target':>6}")
+    for game, players, default, target in ROWS:
+        if args.only and game != args.only:
+            continue
+        row = measure(game, players, args.games or default, args.budget)
+        row["target"] = target
+        rows.append(row)
+        if not args.json:
+            low, high = row["ci95"]
+            flag = "" if row["win_rate"] >= target else "  under target"
+            print(f"{game:<14} {players:>7} {row['matches']:>7} {row['mcts_wins']:>9} {row['win_rate']:>6.1%}"
+                  f"  [{low:.1%}, {high:.1%}]  {target:>6.0%}{flag}", flush=True)
+    if args.json:
+        print(json.dumps({"rows": rows}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""The ``mcts`` house bot: Information Set MCTS on determinizations, for every game.
+
+    python -m bots_sdk play tussie-mussie 'mcts?budget=0.05' greedy --games 200
+
+Parameters (the house bots' spec syntax, ``name?key=value&key=value``):
+- ``budget``: seconds of search per decision (default 0.05), never more than half the time the
+  decision has left;
+- ``playouts``: a fixed number of iterations per decision instead (then the decision depends only
+  on the seed and the observation: reproducible on any machine);
+- ``seed``: the search's random seed (default: the bot's own seed from the platform).
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..bot import Bot
+from ..decision import Decision
+from . import Determinizer
+from .ismcts import EVALUATORS, search
+from .playouts import POLICIES, opponent_model, random_policy
+
+DEFAULT_BUDGET = 0.05
+DEADLINE_SHARE = 0.5  # of the decision's time left, at most, whatever the budget
+
+
+class MctsBot(Bot):
+    name = "mcts"
+    parameters = {"budget": float, "playouts": int, "seed": int}
+
+    def __init__(self, budget: float = DEFAULT_BUDGET, playouts: int | None = None, seed: int | None = None) -> None:
+        super().__init__()
+        if budget <= 0 or (playouts is not None and playouts < 1):
+            raise ValueError("budget must be > 0 and playouts ≥ 1")
+        self.budget = budget
+        self.playouts = playouts
+        self.fixed_seed = seed
+
+    def on_match_start(self, game: str, seat: int, options: dict[str, Any], seed: int) -> None:
+        if self.fixed_seed is not None:
+            self.rng = random.Random(self.fixed_seed)
+
+    def decide(self, decision: Decision) -> dict[str, Any]:
+        legal = decision.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        seconds = None if self.playouts is not None else self.budget
+        if decision.time_left is not None:
+            cap = decision.time_left * DEADLINE_SHARE
+            seconds = cap if seconds is None else min(seconds, cap)
+        opponent = opponent_model(decision.game)
+        action, stats = search(Determinizer(decision), decision.seat, legal, self.rng,
+                               evaluator=EVALUATORS[decision.game],
+                               policy=POLICIES.get(decision.game, random_policy), iterations=self.playouts,
+                               seconds=seconds, model_opponents=opponent is not None, opponent=opponent)
+        if self.playouts is not None and stats.iterations < self.playouts:
+            self.log(f"mcts: stopped at {stats.iterations} of {self.playouts} playouts (the deadline)")
+        return action
