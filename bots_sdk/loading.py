@@ -7,11 +7,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .bot import Bot, RandomBot
+from .failure import failure_report
 from .greedy import greedy_bot_class
 
 
 class BotSpecError(Exception):
-    """A bot spec that names no bot: one line for the user."""
+    """A bot spec that names no bot: one line for the user (and, for a file that does not import,
+    the traceback). ``reason`` is the fault reason a seat reports when its bot cannot be built."""
+
+    def __init__(self, message: str, reason: str = "", details: list[str] | None = None) -> None:
+        super().__init__("\n".join([message, *(details or [])]))
+        self.reason = reason or f"failed to start: {message}"
+        self.details = details or []
 
 
 @dataclass(frozen=True)
@@ -64,7 +71,8 @@ def load_bot_class(path: Path, class_name: str) -> type[Bot]:
         try:
             spec.loader.exec_module(module)
         except Exception as exc:
-            raise BotSpecError(f"bot file {path} fails to import: {type(exc).__name__}: {exc}") from None
+            reason, details = failure_report(exc, "failed to import")
+            raise BotSpecError(f"bot file {path} {reason}", reason, details) from None
         sys.modules[module_name] = module
     cls = getattr(module, class_name, None)
     if not (isinstance(cls, type) and issubclass(cls, Bot)):

@@ -24,6 +24,7 @@ from grpc_reflection.v1alpha import reflection
 from parlour.v1 import referee_pb2, referee_pb2_grpc
 
 from . import wire
+from .faults import bot_failure_reason
 from .games import GAMES, ConfigError, get_game
 from .games.seeding import draw_seed
 from .match import Match, Reply, bot_seed
@@ -375,6 +376,10 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             if answer.decision_id != request.decision_id:
                 return arrived, Reply(think_time=think,
                                       error=f"wrong decision id {answer.decision_id} (expected {request.decision_id})")
+            if answer.WhichOneof("choice") == "illegal":  # worded by the match, as in local play
+                return arrived, Reply(returned=answer.illegal[:300], think_time=think)
+            if answer.WhichOneof("choice") == "failure":
+                return arrived, Reply(error=bot_failure_reason(answer.failure), think_time=think)
             if answer.WhichOneof("choice") == "index":
                 return arrived, Reply(action=answer.index, think_time=think)
             if answer.WhichOneof("choice") == "action":
