@@ -108,6 +108,9 @@ LOGOUT_REDIRECT_URL = "home"
 
 # --- the platform ---------------------------------------------------------------------------
 REPLAY_DIR = Path(os.environ.get("PARLOUR_REPLAY_DIR", PARLOUR_HOME / "replays"))
+# the referee address a remote bot is told to use (--referee HOST:PORT): shown on the remote bot
+# and token pages; `make demo` sets it to its own referee
+PARLOUR_PUBLIC_REFEREE = os.environ.get("PARLOUR_PUBLIC_REFEREE", "localhost:50051")
 UPLOAD_DIR = Path(os.environ.get("PARLOUR_UPLOAD_DIR", PARLOUR_HOME / "uploads"))
 # the longest match we expect, in seconds; the broker's visibility timeout sits above it
 MATCH_TIME_LIMIT = int(os.environ.get("PARLOUR_MATCH_TIME_LIMIT", 1800))
