@@ -162,3 +162,19 @@ def test_a_challenge_is_an_unrated_match_played_at_once(client, settings, django
         limited = client.post(url, {"variant": "standard", "opponents": ["house:random"]}, follow=True)
     assert Match.objects.filter(key__startswith="challenge/").count() == 2
     assertContains(limited, "at most 2 challenges per hour: the next one is allowed at")
+
+
+def test_a_revoked_or_deleted_bots_token_no_longer_verifies(client) -> None:
+    """What the referee asks again every few seconds of a connected remote bot (arena.tokens)."""
+    from arena.tokens import verify
+
+    owner = user("ada")
+    client.force_login(owner)
+    kept, dropped = bot(owner, "Kept", kind=Bot.REMOTE), bot(owner, "Dropped", kind=Bot.REMOTE)
+    (token, raw), (_, other) = ApiToken.issue(kept), ApiToken.issue(dropped)
+    assert verify(raw) == f"bot-{kept.pk}" and verify(other) == f"bot-{dropped.pk}"
+    client.post(reverse("token_revoke", args=[kept.pk, token.pk]))
+    client.post(reverse("bot_delete", args=[dropped.pk]), {"confirm": "Dropped"})
+    assert verify(raw) is None and verify(other) is None
+    page = client.get(reverse("bot", args=[kept.pk]))
+    assertContains(page, "--referee localhost:50051")  # the PARLOUR_PUBLIC_REFEREE setting
