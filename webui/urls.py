@@ -2,7 +2,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import author, views
+from . import author, learn, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -21,6 +21,9 @@ urlpatterns = [
     path("bots/<int:bot_id>/versions/<int:number>/code.zip", author.version_download, name="version_download"),
     path("bots/<int:bot_id>/tokens/new/", views.token_create, name="token_create"),
     path("bots/<int:bot_id>/tokens/<int:token_id>/revoke/", views.token_revoke, name="token_revoke"),
+    path("learn/", learn.learn, name="learn"),
+    path("learn/guides/<slug:name>/", learn.learn_guide, name="learn_guide"),
+    path("learn/<str:game>/", learn.learn_game, name="learn_game"),
     path("tournaments/", views.tournament_list, name="tournaments"),
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
     path("matches/<int:match_id>/", views.match_page, name="match"),
