@@ -107,10 +107,12 @@ async def _play_seat_on(channel: grpc.aio.Channel, make_bot: Callable[[str], Bot
                 else:
                     reply = await answer_sending_output(call, bot, start, message.decision, capture)
                     lines = bot.take_log_lines() + capture.take()
-                await call.write(reply)
+                # the lines first: the stream keeps its order, so the referee has them before the
+                # answer that may end the match
                 for line in lines:
                     await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
                         protocol_version=PV, decision_id=decision_id, text=line)))
+                await call.write(reply)
             elif kind == "end":
                 result = json.loads(message.end.result_json)
                 try:
