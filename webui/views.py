@@ -6,7 +6,6 @@ import hashlib
 import json
 import shutil
 from collections import defaultdict
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
