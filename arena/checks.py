@@ -71,14 +71,15 @@ def verdict(match: Match) -> tuple[bool, dict]:
     result = match.result
     report["result"] = {"scores": result["scores"], "ranks": result["ranks"], "statuses": result["statuses"]}
     replay = json.loads(gzip.decompress(open(match.replay_path, "rb").read()))
-    lines = [f"decision {e['decision']}: {e['line']}" if e.get("decision") is not None else e["line"]
+    lines = [f"step {e['step']}, decision {e['decision']}: {e['line']}" if e.get("decision") else e["line"]
              for e in replay["bot_logs"] if e["seat"] == 0]
     lines += [e["line"] for e in result.get("sandbox_logs", []) if e["seat"] == 0]
     report["log"] = lines[:REPORT_LINES]
-    faults = [e for e in replay["log"] if e.get("seat") == 0 and e.get("fault")]
+    faults = [(step, e) for step, e in enumerate(replay["log"], 1) if e.get("seat") == 0 and e.get("fault")]
     if faults:
-        first = faults[0]
-        report["error"] = (f"the bot faulted on decision {first['decision']}: {first['fault']} "
+        report["fault_step"], first = faults[0]  # the replay's frame showing the fault
+        report["error"] = (f"the bot faulted on decision {first['decision']} (step {report['fault_step']}): "
+                           f"{first['fault']} "
                            f"({len(faults)} fault(s) in all); its seat ended {result['statuses'][0]!r}")
         return False, report
     if result["statuses"][0] != "ok":

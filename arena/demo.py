@@ -70,6 +70,8 @@ def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
     username, password = demo_account()
     with platform_processes() as supervisor:  # every child dies with this process, even killed
         env = dict(os.environ)
+        # the site tells remote bots the demo's own referee (unless the operator named another)
+        env.setdefault("PARLOUR_PUBLIC_REFEREE", env.get("REFEREE_ADDRESS", ""))
         children = [supervisor.start([sys.executable, "-m", "arena", "beat"], env=env,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
                     supervisor.start([sys.executable, "-m", "webui", "serve", "--host", host, "--port", str(port)],
@@ -83,7 +85,7 @@ def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
                 demo_tournaments()
             print(f"\nParlour is running at {url}\n"
                   f"  demo account: {username} / {password}\n"
-                  f"  referee for remote bots: {os.environ.get('REFEREE_ADDRESS')}\n"
+                  f"  referee for remote bots: {env['PARLOUR_PUBLIC_REFEREE']}\n"
                   f"  {support().describe()}\n"
                   "  the demo tournaments and the ladder fill the site in as they play.\n"
                   "Press Ctrl-C to stop.", flush=True)

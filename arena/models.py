@@ -20,14 +20,30 @@ class Bot(models.Model):
     name = models.CharField(max_length=64)
     game = models.CharField(max_length=32, choices=game_choices)
     kind = models.CharField(max_length=8, choices=KINDS)
-    active = models.BooleanField(default=True)
+    active = models.BooleanField(default=True)  # the owner's switch: an inactive bot plays nothing
     created = models.DateTimeField(default=timezone.now)
+    # deleted by its owner: its matches stay (its name shown greyed), it plays nothing, its name is free
+    deleted = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["owner", "game", "name"], name="bot_name_per_owner_game")]
+        constraints = [models.UniqueConstraint(fields=["owner", "game", "name"], condition=models.Q(deleted=None),
+                                               name="bot_name_per_owner_game")]
 
     def __str__(self) -> str:
         return self.name
+
+    def state(self) -> str:
+        """What the bot does now: ``active`` only when switched on *and* holding an active version;
+        else ``deleted``, ``inactive`` (switched off), ``pending`` (its check is being played) or
+        ``no active version`` (every version rejected or retired)."""
+        if self.deleted is not None:
+            return "deleted"
+        if not self.active:
+            return "inactive"
+        states = set(self.versions.values_list("state", flat=True))
+        if BotVersion.ACTIVE in states:
+            return "active"
+        return "pending" if BotVersion.PENDING in states else "no active version"
 
     def latest_version(self) -> BotVersion | None:
         return self.versions.order_by("-number").first()

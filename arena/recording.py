@@ -8,6 +8,7 @@ from django.utils import timezone
 from .models import Match, MatchSeat
 from .ratings import rate_match
 from .runner import PlayedMatch
+from .stats import forfeit_last
 
 
 def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> bool:
@@ -29,8 +30,11 @@ def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> bool
             match.save()
             return True
         seats = list(match.seats.order_by("seat"))
-        for seat, row in zip(seats, outcome.seats):
-            seat.score, seat.rank, seat.status = row.score, row.rank, row.status
+        # a forfeited seat ranks last in every count the site keeps (standings, crosstables, lists);
+        # what its autopilot scored stays in the result and the replay
+        ranks = forfeit_last([row.rank for row in outcome.seats], [row.status for row in outcome.seats])
+        for seat, row, rank in zip(seats, outcome.seats, ranks):
+            seat.score, seat.rank, seat.status = row.score, rank, row.status
         MatchSeat.objects.bulk_update(seats, ["score", "rank", "status"])
         match.result = dict(outcome.result)
         if played.sandbox_lines:  # the sandboxes' verdicts on faulted bots, for their owners

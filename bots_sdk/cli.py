@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from referee.faults import Fault
+from referee.faults import BOT_FAILURES, Fault
 from referee.games import GAMES, ConfigError, get_game
 from referee.match import StrictFaultError
 from referee.replay import ReplayError, Resimulation, build_replay, check_replay, read_replay, write_replay
@@ -203,6 +203,7 @@ def run_play(args: argparse.Namespace) -> int:
                         if entry.get("fault"):
                             print(f"warning: bot {seat_names[entry['seat']]!r} (seat {entry['seat']}) faulted "
                                   f"on decision {entry.get('decision')}: {entry['fault']}", file=sys.stderr)
+                    print_tracebacks(seat_names, replay["log"], replay["bot_logs"])
                     result = replay["result"]
                 else:
                     outcome = play_match(
@@ -211,6 +212,7 @@ def run_play(args: argparse.Namespace) -> int:
                         strict=args.strict, bot_names=seat_names, on_fault=warn,
                     )
                     result = outcome.result
+                    print_tracebacks(seat_names, outcome.match.log, outcome.match.bot_logs)
                     replay = build_replay(outcome.match) if args.replay else None
                 if args.replay:
                     path = replay_path(args.replay, i, args.games)
@@ -236,6 +238,21 @@ def run_play(args: argparse.Namespace) -> int:
     elif args.games > 1:
         print_summary(summary, args.games)
     return 0
+
+
+def print_tracebacks(names: list[str], log: list[dict[str, Any]], bot_logs: list[dict[str, Any]]) -> None:
+    """Each seat's first failure (a crash, an import that failed) with the lines its bot wrote
+    during that decision: the traceback through the bot's own files."""
+    seen = set()
+    for entry in log:
+        seat = entry.get("seat")
+        if seat in seen or not entry.get("fault", "").startswith(BOT_FAILURES):
+            continue
+        seen.add(seat)
+        lines = [e["line"] for e in bot_logs if e["seat"] == seat and e["decision"] == entry.get("decision")]
+        if lines:
+            print(f"{names[seat]} (seat {seat}), decision {entry.get('decision')}:", file=sys.stderr)
+            print("\n".join("  " + line for line in lines), file=sys.stderr)
 
 
 def _fresh_seed() -> int:

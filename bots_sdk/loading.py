@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .bot import Bot, RandomBot
+from .failure import failure_report
 from .greedy import greedy_bot_class
 from .search.mcts import MctsBot
 
@@ -22,7 +23,13 @@ ALLOWED = f"{', '.join(HOUSE_BOTS)}, path/to/file.py:ClassName"
 
 
 class BotSpecError(Exception):
-    """A bot spec that names no bot: one line for the user."""
+    """A bot spec that names no bot: one line for the user (and, for a file that does not import,
+    the traceback). ``reason`` is the fault reason a seat reports when its bot cannot be built."""
+
+    def __init__(self, message: str, reason: str = "", details: list[str] | None = None) -> None:
+        super().__init__("\n".join([message, *(details or [])]))
+        self.reason = reason or f"failed to start: {message}"
+        self.details = details or []
 
 
 @dataclass(frozen=True)
@@ -102,7 +109,8 @@ def load_bot_class(path: Path, class_name: str) -> type[Bot]:
         try:
             spec.loader.exec_module(module)
         except Exception as exc:
-            raise BotSpecError(f"bot file {path} fails to import: {type(exc).__name__}: {exc}") from None
+            reason, details = failure_report(exc, "failed to import")
+            raise BotSpecError(f"bot file {path} {reason}", reason, details) from None
         sys.modules[module_name] = module
     cls = getattr(module, class_name, None)
     if not (isinstance(cls, type) and issubclass(cls, Bot)):

@@ -17,6 +17,7 @@ from referee.timecontrol import TimeControl
 
 from .bot import Bot
 from .decision import Decision
+from .failure import failure_report
 
 
 class DecisionTimeout(BaseException):
@@ -56,18 +57,19 @@ def ask_bot(bot: Bot, request: DecisionRequest, game: str, variant: str, players
     start = time.perf_counter()
     error = None
     action = None
+    details: list[str] = []
     try:
         action = bot.decide(decision)
     except DecisionTimeout:
-        error = "timeout (interrupted at the deadline)"
+        error = "timeout"  # the match words it, with the limit and the bank that was left
     except Exception as exc:  # the fault policy handles a crashing bot
-        error = f"crash: {type(exc).__name__}: {exc}"[:300]
+        error, details = failure_report(exc)
     finally:
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
     think = time.perf_counter() - start
-    return Reply(action=action, think_time=think, error=error, log_lines=bot.take_log_lines())
+    return Reply(action=action, think_time=think, error=error, log_lines=bot.take_log_lines() + details)
 
 
 def _raise_timeout(signum: int, frame: Any) -> None:

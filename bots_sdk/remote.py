@@ -3,6 +3,7 @@ it is offered on a Connect stream."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import sys
 import threading
@@ -16,6 +17,8 @@ from referee import wire
 
 from .bot import Bot
 from .decision import Decision
+from .failure import failure_report
+from .loading import BotSpecError
 from .output_capture import OutputCapture
 
 PV = wire.PROTOCOL_VERSION
@@ -71,6 +74,8 @@ async def _play_seat_on(channel: grpc.aio.Channel, make_bot: Callable[[str], Bot
     call = stub.Play()
     bot: Bot | None = None
     start: referee_pb2.MatchStart | None = None
+    broken: Exception | None = None  # why the bot could not be built or started
+    failure, details = "", []
     try:
         await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=seat_token)))
         while True:
@@ -80,32 +85,39 @@ async def _play_seat_on(channel: grpc.aio.Channel, make_bot: Callable[[str], Bot
             kind = message.WhichOneof("message")
             if kind == "start":
                 start = message.start
-                if bot is None:
+                if bot is None and broken is None:
                     try:
                         bot = make_bot(start.game)
                         options = {k: wire.option_python(v) for k, v in start.options.items()}
                         bot.start(start.game, start.seat, options, start.bot_seed)
-                    except Exception as exc:  # the owner reads why in the match's log lines
-                        lines = (capture.take() if capture else []) + [
-                            f"the bot failed to start: {type(exc).__name__}: {exc}"]
-                        for line in lines:
-                            await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
-                                protocol_version=PV, decision_id=0, text=line)))
-                        await call.done_writing()  # the referee reads the lines, then our end
-                        try:
-                            await asyncio.wait_for(_drain(call), 5)
-                        except (asyncio.TimeoutError, grpc.RpcError):
-                            pass
-                        raise
+                    except Exception as exc:
+                        # the seat stays: each decision is answered with why, so the owner reads
+                        # the reason and the traceback at the first decision of the replay
+                        broken = exc
+                        failure, details = start_failure(exc)
             elif kind == "decision":
-                await call.write(answer(bot, start, message.decision))
-                lines = bot.take_log_lines() + (capture.take() if capture else [])
+                decision_id = message.decision.decision_id
+                if broken is not None:
+                    reply = referee_pb2.BotMessage(answer=referee_pb2.Answer(
+                        protocol_version=PV, decision_id=decision_id, failure=failure))
+                    lines, details = details + (capture.take() if capture else []), []
+                elif capture is None:
+                    reply = answer(bot, start, message.decision)
+                    lines = bot.take_log_lines()
+                else:
+                    reply = await answer_sending_output(call, bot, start, message.decision, capture)
+                    lines = bot.take_log_lines() + capture.take()
+                # the lines first: the stream keeps its order, so the referee has them before the
+                # answer that may end the match
                 for line in lines:
                     await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
-                        protocol_version=PV, decision_id=message.decision.decision_id, text=line)))
+                        protocol_version=PV, decision_id=decision_id, text=line)))
+                await call.write(reply)
             elif kind == "end":
                 result = json.loads(message.end.result_json)
                 try:
+                    if broken is not None:
+                        raise broken  # a warm process whose bot cannot be built ends here
                     bot.on_match_end(result)
                 finally:
                     await call.done_writing()
@@ -115,14 +127,34 @@ async def _play_seat_on(channel: grpc.aio.Channel, make_bot: Callable[[str], Bot
     raise RefereeError("the referee closed the stream before the match ended")
 
 
-async def _drain(call) -> None:
-    while await call.read() is not grpc.aio.EOF:
-        pass
+def start_failure(exc: Exception) -> tuple[str, list[str]]:
+    """The reason a bot that cannot play gives at each decision, and the lines that say why."""
+    if isinstance(exc, BotSpecError):  # its file does not import, or names no bot
+        return exc.reason, exc.details
+    return failure_report(exc, "failed to start")
+
+
+# decide runs here while the event loop sends what the bot prints as it prints it: a bot that
+# then overruns its deadline, or is killed, has its earlier output in the replay all the same
+_DECIDER = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="decide")
+OUTPUT_EVERY = 0.25  # seconds between two sendings of a deciding bot's output
+
+
+async def answer_sending_output(call, bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decision,
+                                capture: OutputCapture) -> referee_pb2.BotMessage:
+    future = asyncio.get_running_loop().run_in_executor(_DECIDER, answer, bot, start, decision)
+    while True:
+        done, _ = await asyncio.wait({future}, timeout=OUTPUT_EVERY)
+        if done:
+            return future.result()
+        for line in capture.take():
+            await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
+                protocol_version=PV, decision_id=decision.decision_id, text=line)))
 
 
 def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decision) -> referee_pb2.BotMessage:
-    """Ask the bot; answer with the index of its action (or the action itself if it is not in
-    the list, which the referee then refuses with a reason)."""
+    """Ask the bot; answer with the index of its action, or with what it returned when that is no
+    legal action, or with why it failed (its traceback goes to the bot's log lines)."""
     legal = [wire.action_json(a.action) for a in decision.legal_actions]
     labels = [a.label for a in decision.legal_actions]
     options = {k: wire.option_python(v) for k, v in start.options.items()}
@@ -134,18 +166,19 @@ def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decisi
     reply = referee_pb2.Answer(protocol_version=PV, decision_id=decision.decision_id)
     try:
         choice = bot.decide(view)
-    except Exception as exc:
-        bot.log(f"decide raised {type(exc).__name__}: {exc}")
-        choice = None  # an answer with no choice: the referee applies the fault policy
-    if isinstance(choice, int) and not isinstance(choice, bool):
-        reply.index = max(choice, 0)
+    except Exception as exc:  # the referee applies the fault policy, with this reason
+        reply.failure, details = failure_report(exc)
+        for line in details:
+            bot.log(line)
+        return referee_pb2.BotMessage(answer=reply)
+    # only a legal choice travels as one: anything else is sent as the bot returned it, and the
+    # referee words the fault exactly as local play does (an index of -1 is illegal on both paths)
+    if isinstance(choice, int) and not isinstance(choice, bool) and 0 <= choice < len(legal):
+        reply.index = choice
     elif isinstance(choice, dict) and choice in legal:
         reply.index = legal.index(choice)
-    elif isinstance(choice, dict):
-        try:
-            reply.action.CopyFrom(wire.action_message(start.game, choice))
-        except wire.WireError as exc:
-            bot.log(f"answer does not fit the protocol: {exc}")
+    else:
+        reply.illegal = repr(choice)[:300]
     return referee_pb2.BotMessage(answer=reply)
 
 

@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
     "arena",
     "webui",
 ]
@@ -50,6 +51,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 
 ROOT_URLCONF = "parlour_site.urls"
@@ -102,12 +105,40 @@ STORAGES = {
 STATIC_ROOT.mkdir(exist_ok=True)
 # until the files are collected (tests, `manage.py runserver`), WhiteNoise serves the apps' own
 WHITENOISE_USE_FINDERS = DEBUG or not any(STATIC_ROOT.iterdir())
+# --- accounts: login throttling (django-axes) and the Content Security Policy (django-csp) ------
+AUTHENTICATION_BACKENDS = [
+    "webui.throttle.WebLoginThrottle",  # first: a locked-out login is refused before any password check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("PARLOUR_LOGIN_FAILURES", 5))
+AXES_COOLOFF_TIME = float(os.environ.get("PARLOUR_LOGIN_COOLOFF_HOURS", 0.25))  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # one account from one address
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "webui/locked.html"
+# the site serves every script and style from its own static files (no inline code, no
+# handler attributes): anything else is refused by the browser
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
 # --- the platform ---------------------------------------------------------------------------
 REPLAY_DIR = Path(os.environ.get("PARLOUR_REPLAY_DIR", PARLOUR_HOME / "replays"))
+# the referee address a remote bot is told to use (--referee HOST:PORT): shown on the remote bot
+# and token pages; `make demo` sets it to its own referee
+PARLOUR_PUBLIC_REFEREE = os.environ.get("PARLOUR_PUBLIC_REFEREE", "localhost:50051")
 UPLOAD_DIR = Path(os.environ.get("PARLOUR_UPLOAD_DIR", PARLOUR_HOME / "uploads"))
 # how long a match may take, its visibility timeout and the task's hard limit: arena.timing
 # (from the time control and the decision cap; PARLOUR_MATCH_TIME_LIMIT caps it)

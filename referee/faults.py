@@ -16,14 +16,37 @@ MAX_STRIKES = 3
 class Fault:
     seat: int
     decision: int
-    reason: str  # "timeout", "crash: ...", "illegal: ...", "disconnected"
-    returned: str  # what the bot returned, for the warning
+    reason: str  # "timeout: ...", "crash: ...", "failed to import: ...", "illegal: returned ...", "disconnected"
+    returned: str  # what the bot returned (its repr; named in the reason of an illegal answer)
     forfeited: bool  # this fault was the last strike
 
     def message(self, bot_name: str) -> str:
         tail = "; seat forfeited to the random autopilot" if self.forfeited else ""
         return (f"bot {bot_name!r} (seat {self.seat}) faulted on decision {self.decision}: "
-                f"{self.reason}; returned {self.returned}; default action played{tail}")
+                f"{self.reason}; default action played{tail}")
+
+
+# The reasons, built here only, so local play and the referee word every fault alike.
+def illegal_reason(returned: str, legal_count: int) -> str:
+    """An answer that is neither an index into the legal actions nor one of them."""
+    return (f"illegal: returned {returned}, not a legal action "
+            f"(an index 0..{legal_count - 1} or one of the {legal_count} legal actions)")
+
+
+def timeout_reason(move_limit: float, bank: float) -> str:
+    """No answer within the decision's deadline: the move limit plus the bank left before it."""
+    return (f"timeout: no answer within {move_limit + bank:.2f} s "
+            f"(the {move_limit:g} s move limit + {bank:.2f} s of bank left)")
+
+
+BOT_FAILURES = ("crash: ", "failed to import: ", "failed to start: ")
+
+
+def bot_failure_reason(text: str) -> str:
+    """A failure the bot's own side reported (an exception in ``decide``, a module that does not
+    import): kept as said, under one of the known prefixes (so it never poses as another kind)."""
+    text = " ".join(text.split())[:500]
+    return text if text.startswith(BOT_FAILURES) else f"crash: {text}"
 
 
 class FaultPolicy:

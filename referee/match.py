@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .faults import Fault, FaultPolicy
+from .faults import Fault, FaultPolicy, illegal_reason, timeout_reason
 from .games import GameDescription, GameState, MatchConfig
 from .games.seeding import derive_seed, stream
 from .timecontrol import SeatClock, TimeControl
@@ -44,8 +44,9 @@ class Reply:
 
     action: Action | int | None = None
     think_time: float = 0.0
-    error: str | None = None  # "timeout", "crash: ...", "disconnected"
+    error: str | None = None  # "timeout", "crash: ...", "failed to import: ...", "disconnected"
     log_lines: list[str] = field(default_factory=list)
+    returned: str | None = None  # what the bot returned, as text, when the transport carried no action
 
 
 @dataclass
@@ -159,23 +160,25 @@ class Match:
         """The action to apply for a reply, and the fault when there was one."""
         legal = self.state.legal_actions(seat)
         reason = reply.error
-        returned = repr(reply.action)
+        returned = reply.returned if reply.returned is not None else repr(reply.action)
+        bank = self.clocks[seat].bank  # before this decision, for a timeout's reason
         if reason is None and not self.clocks[seat].charge(reply.think_time):
-            reason = f"timeout ({reply.think_time:.3f} s, over the move limit and bank)"
+            reason = "timeout"
+        if reason is not None and reason.startswith("timeout"):
+            reason = timeout_reason(self.time_control.move_limit, bank)
         if reason is None:
             action = reply.action
-            if isinstance(action, int) and not isinstance(action, bool):
+            if reply.returned is None and isinstance(action, int) and not isinstance(action, bool):
                 if 0 <= action < len(legal):
                     return legal[action], None
-                reason = f"illegal: index {action} outside 0..{len(legal) - 1}"
-            elif isinstance(action, dict) and action in legal:
+            elif reply.returned is None and isinstance(action, dict) and action in legal:
                 return next(a for a in legal if a == action), None
-            else:
-                reason = "illegal: not one of the legal actions"
+            reason = illegal_reason(returned[:300], len(legal))
         forfeited = self.policy.strike(seat, reason)
         fault = Fault(seat, decision, reason, returned[:300], forfeited)
-        if self.strict:
-            raise StrictFaultError(fault, fault.message(self.bot_names[seat]))
+        if self.strict:  # with what the bot said during that decision (a crash's traceback)
+            lines = [e["line"] for e in self.bot_logs if e["seat"] == seat and e["decision"] == decision]
+            raise StrictFaultError(fault, "\n".join([fault.message(self.bot_names[seat]), *lines]))
         self.faults.append(fault)
         return self.state.default_action(seat), fault
 

@@ -13,7 +13,8 @@ A replay (JSON, stored gzipped) holds:
   ``{"k": view}`` every ``KEYFRAME_EVERY`` steps, else a delta ``{"d": delta}`` from the frame before;
 - ``labels``: per log entry, the engine's human label of its action, as the acting seat was shown it
   ("Play the Rose face up"), for viewers;
-- ``bot_logs``: the bots' log lines, with the seat, decision and step they were written at;
+- ``bot_logs``: the bots' log lines, with the seat, decision and step they belong to: the step whose
+  frame shows the action of their decision (a fault's traceback sits at the step of the fault);
 - ``result``: the game's result plus the seats' statuses and strikes.
 
 Views are re-derived from the seed and the log by the engine, so ``check_replay`` can prove every
@@ -273,7 +274,16 @@ def replay_parts(match: Match, versions: list[str] | None = None) -> tuple[dict,
         "seed": match.seed,
     }
     log = [{**entry, "action": dict(entry["action"])} for entry in match.log]  # actions are flat JSON
-    return header, log, list(match.bot_logs), json.loads(json.dumps(match.result()))
+    return header, log, bot_log_steps(match), json.loads(json.dumps(match.result()))
+
+
+def bot_log_steps(match: Match) -> list[dict]:
+    """The bots' log lines, each at the frame that follows its decision's action (frame i follows
+    log entry i-1): a line may reach the referee before or after the answer is applied, so the
+    step it was received at is not the step it belongs to."""
+    frame_of = {(e["seat"], e["decision"]): i + 1 for i, e in enumerate(match.log) if "decision" in e}
+    return [dict(line, step=frame_of.get((line["seat"], line["decision"]), line["step"]))
+            for line in match.bot_logs]
 
 
 def assemble_replay(header: dict, log: list[dict], bot_logs: list[dict], expected: dict) -> dict[str, Any]:

@@ -24,12 +24,15 @@ from grpc_reflection.v1alpha import reflection
 from parlour.v1 import referee_pb2, referee_pb2_grpc
 
 from . import wire
+from .faults import bot_failure_reason
 from .games import GAMES, ConfigError, get_game
 from .games.seeding import draw_seed
 from .match import Match, Reply, bot_seed
 from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, encode_frames, packed_replay, replay_parts
 from .timecontrol import TimeControl
-from .tokens import Verifier, load_verifier
+from .tokens import RECHECK_SECONDS, Verifier, load_verifier
+
+REPLACED, REVOKED = object(), object()  # what a Connect stream's queue may hold besides offers
 
 log = logging.getLogger("parlour.referee")
 
@@ -375,6 +378,10 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             if answer.decision_id != request.decision_id:
                 return arrived, Reply(think_time=think,
                                       error=f"wrong decision id {answer.decision_id} (expected {request.decision_id})")
+            if answer.WhichOneof("choice") == "illegal":  # worded by the match, as in local play
+                return arrived, Reply(returned=answer.illegal[:300], think_time=think)
+            if answer.WhichOneof("choice") == "failure":
+                return arrived, Reply(error=bot_failure_reason(answer.failure), think_time=think)
             if answer.WhichOneof("choice") == "index":
                 return arrived, Reply(action=answer.index, think_time=think)
             if answer.WhichOneof("choice") == "action":
@@ -466,11 +473,18 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
 
     # ------------------------------------------------------------------ Connect
     async def Connect(self, request, context):
+        """A remote bot's standing connection. One per bot: a new one replaces the one before,
+        which is closed with ABORTED and says why. Its token is checked again every
+        ``RECHECK_SECONDS``: once revoked (or its bot switched off) the stream closes with
+        UNAUTHENTICATED."""
         bot_id = await asyncio.to_thread(self.verifier, request.api_token)  # it may do I/O
         if not bot_id:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked API token")
+        for older in self.remote_queues.get(bot_id, []):
+            older.put_nowait(REPLACED)
         queue: asyncio.Queue = asyncio.Queue()
         self.remote_queues.setdefault(bot_id, []).append(queue)
+        recheck = asyncio.get_running_loop().create_task(self.recheck_token(request.api_token, bot_id, queue))
         try:
             yield referee_pb2.MatchOffer(protocol_version=PV, bot_id=bot_id)
             # matches created before this connection that still wait for this bot
@@ -479,9 +493,29 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                     if remote == bot_id and not room.finished and not room.seats[seat].ever_joined:
                         self.offer(room, seat, bot_id)
             while True:
-                yield await queue.get()
+                offer = await queue.get()
+                if offer is REPLACED:
+                    await context.abort(grpc.StatusCode.ABORTED, f"replaced: a newer connection of {bot_id} took "
+                                                                 "over (one live connection per remote bot)")
+                if offer is REVOKED:
+                    await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the API token was revoked "
+                                                                         "(or its bot switched off)")
+                yield offer
         finally:
+            recheck.cancel()
             self.remote_queues[bot_id].remove(queue)
+
+    async def recheck_token(self, token: str, bot_id: str, queue: asyncio.Queue) -> None:
+        while True:
+            await asyncio.sleep(RECHECK_SECONDS)
+            try:
+                still = await asyncio.to_thread(self.verifier, token)
+            except Exception:  # noqa: BLE001 - the platform unreachable: no verdict, keep the bot
+                log.warning("the token of %s could not be checked again", bot_id, exc_info=True)
+                continue
+            if still != bot_id:
+                queue.put_nowait(REVOKED)
+                return
 
     # ------------------------------------------------------------------ WatchMatch
     async def WatchMatch(self, request, context):

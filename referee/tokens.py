@@ -16,6 +16,10 @@ from pathlib import Path
 
 Verifier = Callable[[str], "str | None"]
 
+# A connected remote bot's token is checked again this often (seconds): a token revoked, or a bot
+# switched off, loses its Connect stream within this time (docs/protocol.md)
+RECHECK_SECONDS = float(os.environ.get("PARLOUR_TOKEN_RECHECK", 2.0))
+
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()

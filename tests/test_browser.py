@@ -36,6 +36,20 @@ class FaceUpFirst(Bot):
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is installed by make test")
 
 
+def wait_until(check, timeout: float = 60.0) -> None:
+    """Poll from Python: the site's Content Security Policy forbids the eval that Playwright's
+    wait_for_function needs to poll in the page."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+def step_count(page) -> int:
+    text = page.locator("#viewer-step-count").inner_text()
+    return int(text) if text.isdigit() else 0
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -125,7 +139,7 @@ def test_sign_up_upload_rated_and_watch_a_replay(site, browser, tmp_path) -> Non
     assert finished, "no finished match of the new bot"
     match_url = finished[0]
     page.goto(f"{base}{match_url}")
-    page.wait_for_function("Number(document.querySelector('#viewer-step-count')?.textContent) > 0")
+    wait_until(lambda: step_count(page) > 0)
     page.locator("body").press("End")
     last = int(page.locator("#viewer-step-count").inner_text())
     assert int(page.locator("#viewer-step").inner_text()) == last
@@ -154,3 +168,87 @@ def test_sign_up_upload_rated_and_watch_a_replay(site, browser, tmp_path) -> Non
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "replay-viewer-seat-1.png"), full_page=True)
     assert (ARTIFACTS / "replay-viewer-seat-1.png").stat().st_size > 10_000
+
+
+RAISES = '''from bots_sdk import Bot
+
+
+class Boom(Bot):
+    def decide(self, decision):
+        raise ValueError("no idea what to play")  # line 6
+'''
+
+
+def test_a_bug_named_a_challenge_opened_live_and_a_revoked_remote_bot_disconnected(site, browser, tmp_path) -> None:
+    base, _ = site
+    page = browser.new_page(viewport={"width": 1300, "height": 1000})
+    page.goto(f"{base}/accounts/signup/")
+    page.fill("input[name=username]", "bob")
+    page.fill("input[name=password1]", "a-long-Passw0rd!")
+    page.fill("input[name=password2]", "a-long-Passw0rd!")
+    page.click("form:has(input[name=password2]) [type=submit]")
+    page.wait_for_load_state()
+
+    # a bot whose decide raises: the upload answers at once, the report names the bug
+    (tmp_path / "boom.py").write_text(RAISES)
+    page.goto(f"{base}/bots/upload/")
+    page.fill("input[name=name]", "boom")
+    page.select_option("select[name=game]", "tussie-mussie")
+    page.set_input_files("input[name=file]", str(tmp_path / "boom.py"))
+    started = time.monotonic()
+    page.click("form:has(input[name=file]) [type=submit]")
+    page.wait_for_load_state()
+    assert time.monotonic() - started < 2.0, "the upload waited for its check"
+    page.wait_for_selector("td > span.status.rejected", timeout=90_000)
+    page.click("text=report")
+    page.wait_for_load_state()
+    report = page.content()
+    assert "crash: ValueError: no idea what to play (at boom.py:6, in decide)" in report
+    assert 'File "boom.py", line 6, in decide' in report
+    step = int(re.search(r"\(step (\d+)\)", report).group(1))
+    page.click("text=The check match, at the step of the fault")
+    wait_until(lambda: page.locator("#viewer-step").inner_text() == str(step))
+    page.wait_for_selector("#viewer-logs:not([hidden])")
+    assert 'File "boom.py", line 6, in decide' in page.locator("#viewer-logs").inner_text()
+    assert "ValueError" in page.locator("#viewer-action").inner_text(), "the fault is at this very step"
+
+    # a good bot, challenged at once: the match opens live
+    (tmp_path / "good.py").write_text(BOT)
+    page.goto(f"{base}/bots/upload/")
+    page.fill("input[name=name]", "good")
+    page.select_option("select[name=game]", "tussie-mussie")
+    page.set_input_files("input[name=file]", str(tmp_path / "good.py"))
+    page.click("form:has(input[name=file]) [type=submit]")
+    page.wait_for_selector("td > span.status.active", timeout=90_000)
+    page.reload()
+    page.select_option("select[name=opponents]", ["house:greedy"])
+    page.click("form:has(select[name=opponents]) [type=submit]")
+    page.wait_for_load_state()
+    assert re.search(r"/matches/\d+/$", page.url), page.url
+    wait_until(lambda: step_count(page) > 0)
+
+    # a remote bot at the address the site gives, then its token revoked: disconnected within seconds
+    page.goto(f"{base}/bots/remote/new/")
+    page.fill("input[name=name]", "faraway")
+    page.select_option("select[name=game]", "tussie-mussie")
+    page.click("form:has(input[name=name]) [type=submit]")
+    page.wait_for_load_state()
+    remote_url = page.url
+    page.click("text=Issue a new token")
+    page.wait_for_load_state()
+    command = page.locator("pre:has-text('--referee')").inner_text()
+    address = re.search(r"--referee (\S+)", command).group(1)
+    token = re.search(r"--api-token (\S+)", command).group(1)
+    remote = subprocess.Popen([sys.executable, "-m", "bots_sdk", "serve-remote", "random", "--referee", address,
+                               "--api-token", token], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert remote.stdout.readline().startswith("connected as bot-")
+        page.goto(remote_url)
+        page.click("form[action*='/revoke/'] [type=submit]")
+        page.wait_for_load_state()
+        assert "revoked" in page.content()
+        assert remote.wait(10) != 0
+        assert "the API token was revoked" in remote.stderr.read()
+    finally:
+        remote.kill()
+        remote.wait()

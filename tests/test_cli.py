@@ -100,9 +100,11 @@ def test_faulty_bot_gets_warnings_strikes_and_autopilot(tmp_path: Path) -> None:
     (tmp_path / "faulty.py").write_text(FAULTY)
     done = run("play", "tussie-mussie", "faulty.py:Crashes", "random", "--seed", "1", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    warnings = done.stderr.strip().splitlines()
+    warnings = [line for line in done.stderr.strip().splitlines() if line.startswith("warning:")]
     assert len(warnings) == 3, "three strikes, then the autopilot plays without faults"
-    assert "bot 'faulty.py:Crashes' (seat 0) faulted on decision 1: crash: RuntimeError: boom" in warnings[0]
+    assert ("bot 'faulty.py:Crashes' (seat 0) faulted on decision 1: crash: RuntimeError: boom "
+            "(at faulty.py:") in warnings[0]
+    assert 'File "faulty.py", line' in done.stderr and 'raise RuntimeError("boom")' in done.stderr
     assert "forfeited to the random autopilot" in warnings[2]
     match = json.loads(done.stdout)["matches"][0]
     assert match["statuses"] == ["forfeited", "ok"]
@@ -113,7 +115,7 @@ def test_strict_stops_at_the_first_fault(tmp_path: Path) -> None:
     done = run("play", "tussie-mussie", "random", "faulty.py:Garbage", "--strict", cwd=tmp_path)
     assert done.returncode == 1
     assert "error: bot 'faulty.py:Garbage' (seat 1) faulted on decision" in done.stderr
-    assert "illegal: not one of the legal actions; returned {'type': 'flowers please'}" in done.stderr
+    assert "illegal: returned {'type': 'flowers please'}, not a legal action" in done.stderr
 
 
 def test_replay_written_checked_and_tampering_detected(tmp_path: Path) -> None:

@@ -148,7 +148,7 @@ def test_an_infinite_loop_times_out_and_the_seat_is_forfeited(referee, tmp_path)
     ''', time_control=FAST)
     assert outcome.statuses[0] == "forfeited"
     faults = [e["fault"] for e in outcome.replay["log"] if e["seat"] == 0 and e.get("fault")]
-    assert faults[:3] == ["timeout"] * 3
+    assert [f.split(":")[0] for f in faults[:3]] == ["timeout"] * 3
     assert any("still running after the match: killed" in line for line in outcome.lines)
 
 

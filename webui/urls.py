@@ -2,7 +2,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import operator, replays, views
+from . import author, learn, operator, replays, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,9 +16,15 @@ urlpatterns = [
     path("bots/<int:bot_id>/compare/", views.comparison_start, name="comparison_start"),
     path("comparisons/<int:comparison_id>/", views.comparison_page, name="comparison"),
     path("bots/<int:bot_id>/versions/<int:number>/report/", views.version_report, name="version_report"),
+    path("bots/<int:bot_id>/challenge/", author.challenge, name="challenge"),
+    path("bots/<int:bot_id>/delete/", author.bot_delete, name="bot_delete"),
+    path("bots/<int:bot_id>/versions/<int:number>/code.zip", author.version_download, name="version_download"),
     path("bots/<int:bot_id>/tokens/new/", views.token_create, name="token_create"),
     path("bots/<int:bot_id>/tokens/<int:token_id>/revoke/", views.token_revoke, name="token_revoke"),
     path("operator/", operator.operator_page, name="operator"),
+    path("learn/", learn.learn, name="learn"),
+    path("learn/guides/<slug:name>/", learn.learn_guide, name="learn_guide"),
+    path("learn/<str:game>/", learn.learn_game, name="learn_game"),
     path("tournaments/", views.tournament_list, name="tournaments"),
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
     path("matches/<int:match_id>/", views.match_page, name="match"),

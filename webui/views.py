@@ -4,10 +4,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 import shutil
 from collections import defaultdict
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -160,9 +158,10 @@ def ladder(request, game: str):
         order[0] = first[1:] if first.startswith("-") else f"-{first}"
     # rank = 1 + the ratings strictly above: an index range count per row of the page, never a
     # sort of the whole ladder
-    above = (Rating.objects.filter(ladder=key, conservative__gt=OuterRef("conservative")).order_by()
+    shown = Q(ladder=key, bot_version__bot__active=True, bot_version__bot__deleted=None)  # off the ladder when off
+    above = (Rating.objects.filter(shown, conservative__gt=OuterRef("conservative")).order_by()
              .values("ladder").annotate(n=Count("pk")).values("n"))
-    rows = (Rating.objects.filter(ladder=key)
+    rows = (Rating.objects.filter(shown)
             .annotate(conservative_rating=F("conservative"),
                       win_rate=Case(When(games=0, then=Value(0.0)),
                                     default=Cast("wins", FloatField()) / Cast("games", FloatField()),
@@ -175,7 +174,7 @@ def ladder(request, game: str):
                     "bot_version__number",
                     "bot_version__bot_id", "bot_version__bot__name", "bot_version__bot__owner__username"))
     # the paginator counts the ladder's ratings alone (a count over the rows' joins costs 10x more)
-    page = Paginator(range(Rating.objects.filter(ladder=key).count()), PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(range(Rating.objects.filter(shown).count()), PAGE_SIZE).get_page(request.GET.get("page"))
     bot_prefix = reverse("bot", args=[0])[:-len("0/")]  # one reverse() for the page, not one per row
     offset = (page.number - 1) * PAGE_SIZE
     page.object_list = [ladder_row(r, bot_prefix) for r in rows[offset:offset + PAGE_SIZE]]
@@ -301,20 +300,23 @@ def bot_page(request, bot_id: int):
         "bot": bot, "versions": versions, "game_name": game_names().get(bot.game, bot.game), "ladders": ladders,
         "ladder_key": chosen, "chart": rating_chart(points), "ratings": ratings, "current": current,
         "recent": match_rows(recent), "is_owner": is_owner,
-        "checking": any(v.state == BotVersion.PENDING for v in versions),
+        "checking": any(v.state == BotVersion.PENDING for v in versions), "bot_state": bot.state(),
     }
     if is_owner:
         context["comparisons"] = list(bot.comparisons.select_related("a__bot", "b__bot").order_by("-created")[:10])
         context["compare_choices"] = compare_choices(bot)
         context["tokens"] = list(bot.tokens.order_by("-created"))
         context["log_lines"] = bot_log_lines(bot)
-        context["referee_address"] = os.environ.get("PARLOUR_PUBLIC_REFEREE", "HOST:PORT")
+        from .author import challenge_context  # the author's tools: challenge, delete
+
+        context.update(challenge_context(request.user, bot))
+        context["referee_address"] = settings.PARLOUR_PUBLIC_REFEREE
     return render(request, "webui/bot.html", context)
 
 
 @login_required
 def my_bots(request):
-    bots = (Bot.objects.filter(owner=request.user).annotate(version_count=Count("versions"), last=Max("versions__number"))
+    bots = (Bot.objects.filter(owner=request.user, deleted=None).annotate(version_count=Count("versions"), last=Max("versions__number"))
             .order_by("game", "name"))
     return render(request, "webui/my_bots.html", {"bots": bots, "games": game_names()})
 
@@ -337,7 +339,7 @@ def token_create(request, bot_id: int):
         return HttpResponseForbidden("API tokens are for remote bots")
     _, token = ApiToken.issue(bot)
     response = render(request, "webui/token_created.html", {
-        "bot": bot, "token": token, "referee_address": os.environ.get("PARLOUR_PUBLIC_REFEREE", "HOST:PORT")})
+        "bot": bot, "token": token, "referee_address": settings.PARLOUR_PUBLIC_REFEREE})
     response["Cache-Control"] = "no-store"
     return response
 
@@ -368,7 +370,7 @@ def remote_new(request):
         else:
             messages.info(request, "Remote bot created: issue it an API token below.")
             return redirect("bot", bot_id=bot.pk)
-    return render(request, "webui/remote_new.html", {"form": form})
+    return render(request, "webui/remote_new.html", {"form": form, "referee_address": settings.PARLOUR_PUBLIC_REFEREE})
 
 
 # ---------------------------------------------------------------------- upload
@@ -392,16 +394,16 @@ def upload(request):
         return render(request, "webui/upload.html", {"disabled": True})
     form = UploadForm(request.POST or None, request.FILES or None,
                       initial={k: request.GET[k] for k in ("name", "game") if k in request.GET})
-    recent = BotVersion.objects.filter(bot__owner=request.user, bot__kind=Bot.UPLOAD,
-                                       created__gte=timezone.now() - timedelta(hours=1)).count()
-    limited = recent >= uploads_per_hour()
+    from .author import upload_quota
+
+    limited = upload_quota(request.user, uploads_per_hour())
     if request.method == "POST" and limited:
         form.is_valid()
-        form.add_error(None, f"at most {uploads_per_hour()} uploads per hour: try again later")
+        form.add_error(None, limited)
     elif request.method == "POST" and form.is_valid():
         name, game = form.cleaned_data["name"], form.cleaned_data["game"]
         with transaction.atomic():
-            bot, created = Bot.objects.get_or_create(owner=request.user, game=game, name=name,
+            bot, created = Bot.objects.get_or_create(owner=request.user, game=game, name=name, deleted=None,
                                                      defaults={"kind": Bot.UPLOAD})
             if bot.kind != Bot.UPLOAD:
                 form.add_error("name", "that name belongs to your remote bot")
@@ -559,7 +561,7 @@ def signup(request):
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("home")
     return render(request, "webui/signup.html", {"form": form})
 

@@ -37,6 +37,9 @@ def owner_only_actions(o: SimpleNamespace) -> list[tuple[str, str, dict | None]]
         ("post", reverse("token_create", args=[o.remote.pk]), {}),
         ("post", reverse("token_revoke", args=[o.remote.pk, o.token.pk]), {}),
         ("get", reverse("version_report", args=[o.uploaded.pk, 1]), None),
+        ("get", reverse("version_download", args=[o.uploaded.pk, 1]), None),
+        ("post", reverse("bot_delete", args=[o.uploaded.pk]), {"confirm": "Uploaded"}),
+        ("post", reverse("challenge", args=[o.uploaded.pk]), {"variant": "standard", "opponents": ["house:random"]}),
     ]
 
 
@@ -58,6 +61,8 @@ def test_another_user_is_refused(client, owned) -> None:
     assert ApiToken.objects.count() == 1
     owned.token.refresh_from_db()
     assert owned.token.revoked is None
+    assert Bot.objects.get(pk=owned.uploaded.pk).deleted is None
+    assert not Match.objects.filter(key__startswith="challenge/").exists()
     assert Bot.objects.get(pk=owned.remote.pk).active
     page = client.get(reverse("bot", args=[owned.remote.pk])).content.decode()
     assert "API tokens" not in page

@@ -154,9 +154,13 @@ def test_a_bot_that_raises_is_rejected_with_its_report(client, uma) -> None:
     post(client, "boom.py", RAISES, bot_name="Boom")
     version = play_check(BotVersion.objects.get(bot__name="Boom"))
     assert version.state == BotVersion.REJECTED
-    assert "kaboom from the bot" in version.smoke_report
+    report = json.loads(version.smoke_report)
+    assert "crash: RuntimeError: kaboom from the bot (at boom.py:7, in decide)" in report["error"]
+    assert any('File "boom.py", line 7, in decide' in line for line in report["log"]), report["log"]
     page = client.get(reverse("version_report", args=[version.bot_id, 1]))
     assertContains(page, "kaboom from the bot")
+    assertContains(page, f'#step={report["fault_step"]}&amp;view=seat-0')  # the replay at the fault
+    assertNotContains(page, "\\n")  # lines are lines, not a literal backslash-n
 
 
 def test_a_zip_with_several_modules(client, uma) -> None:
@@ -202,9 +206,9 @@ def test_a_remote_bots_name_is_not_reused(client, uma) -> None:
 
 def test_at_most_ten_uploads_per_hour(client, uma) -> None:
     made = bot(uma.user, "Steady")
-    for number in range(2, 11):
-        BotVersion.objects.create(bot=made, number=number, spec="x", state=BotVersion.REJECTED)
-    old = BotVersion.objects.create(bot=made, number=11, spec="x", state=BotVersion.REJECTED)
+    for number in range(2, 11):  # accepted or pending uploads count (rejected ones do not: test_author.py)
+        BotVersion.objects.create(bot=made, number=number, spec="x", state=BotVersion.RETIRED)
+    old = BotVersion.objects.create(bot=made, number=11, spec="x", state=BotVersion.RETIRED)
     BotVersion.objects.filter(pk=old.pk).update(created=timezone.now() - timedelta(hours=2))
     assertContains(client.get(reverse("upload")), "Upload")
     response = post(client, "good.py", GOOD)

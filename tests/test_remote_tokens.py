@@ -1,0 +1,71 @@
+"""A remote bot's standing connection: a revoked token loses it within seconds and is refused
+afterwards; one live connection per remote bot (a newer one replaces the older, which is told)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import grpc
+import pytest
+
+from parlour.v1 import referee_pb2
+from referee.client import RefereeClient
+
+from referee_process import PV, ROOT, RefereeProcess
+
+
+@pytest.fixture(scope="module")
+def referee(tmp_path_factory):
+    process = RefereeProcess(tmp_path_factory.mktemp("referee"), extra_env={"PARLOUR_TOKEN_RECHECK": "0.3"})
+    yield process
+    process.close()
+
+
+def serve_remote(referee: RefereeProcess, token: str, bot_id: str) -> subprocess.Popen:
+    server = subprocess.Popen([sys.executable, "-m", "bots_sdk", "serve-remote", "random", "--referee",
+                               referee.address, "--api-token", token], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert server.stdout.readline().strip() == f"connected as {bot_id}"
+    return server
+
+
+def connected(referee: RefereeProcess) -> set[str]:
+    operator = RefereeClient(referee.address, referee.operator)
+    try:
+        return set(operator.connected_remote_bots())
+    finally:
+        operator.close()
+
+
+def test_a_revoked_token_is_disconnected_within_seconds_and_refused_after(referee) -> None:
+    token = referee.add_api_token("remote-revoked")
+    server = serve_remote(referee, token, "remote-revoked")
+    try:
+        assert "remote-revoked" in connected(referee)
+        referee.token_file.write_text("")  # the platform revokes it
+        revoked = time.monotonic()
+        assert server.wait(10) != 0
+        assert time.monotonic() - revoked < 3.0
+        assert "the API token was revoked" in server.stderr.read()
+        assert "remote-revoked" not in connected(referee)
+    finally:
+        server.kill()
+        server.wait()
+    with pytest.raises(grpc.RpcError) as refused:
+        next(iter(referee.stub.Connect(referee_pb2.ConnectRequest(protocol_version=PV, api_token=token))))
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_second_connection_replaces_the_first_which_is_told(referee) -> None:
+    token = referee.add_api_token("remote-twice")
+    first = serve_remote(referee, token, "remote-twice")
+    second = serve_remote(referee, token, "remote-twice")
+    try:
+        assert first.wait(10) != 0
+        assert "replaced: a newer connection of remote-twice took over" in first.stderr.read()
+        assert second.poll() is None and "remote-twice" in connected(referee)
+    finally:
+        for server in (first, second):
+            server.kill()
+            server.wait()
