@@ -138,3 +138,18 @@ def finish_match(site: Site, match_id: int, replay: str, result: dict) -> None:
         Match.objects.filter(pk={match_id}).update(status="finished", replay_path="{replay}", result={result!r},
                                                    finished=timezone.now())
         """)
+
+
+def wait_until(check, timeout: float = 60.0) -> None:
+    """Poll from Python: the site's Content Security Policy forbids the eval that Playwright's
+    wait_for_function needs to poll in the page."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def shown_step(page) -> int:
+    """The step the viewer shows now."""
+    text = page.locator("#viewer-step").inner_text().strip()
+    return int(text) if text.isdigit() else -1

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from referee.replay import decode_frames
+from browser_site import wait_until
 from referee_process import ROOT
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -34,15 +35,6 @@ class FaceUpFirst(Bot):
 '''
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is installed by make test")
-
-
-def wait_until(check, timeout: float = 60.0) -> None:
-    """Poll from Python: the site's Content Security Policy forbids the eval that Playwright's
-    wait_for_function needs to poll in the page."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
 
 
 def step_count(page) -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena import live
-from browser_site import CHROMIUM, ROOT, chromium, finish_match, make_match, running_site
+from browser_site import CHROMIUM, ROOT, chromium, finish_match, make_match, running_site, shown_step, wait_until
 
 ARTIFACTS = ROOT / "test-artifacts"
 GAMES = {"tussie-mussie": 2, "tricky-twist": 3, "misty": 2, "bszzzz": 3}
@@ -85,13 +85,13 @@ def test_a_live_match_is_watched_from_its_first_frames_to_its_end_without_a_jump
 
     playing = threading.Thread(target=referee)
     playing.start()
-    page.wait_for_function("Number(document.querySelector('#viewer-step').textContent) >= 20", timeout=20_000)
+    wait_until(lambda: shown_step(page) >= 20, timeout=20)
     assert page.locator("#viewer-scores .viewer-score").count() == 2  # the seats' scores, as they change
     playing.join()
     finish_match(site, match_id, str(stored), replay["result"])
     live.recorded(match_id, "finished", site.redis())
     last = len(frames) - 1
-    page.wait_for_function(f"Number(document.querySelector('#viewer-step').textContent) === {last}", timeout=30_000)
+    wait_until(lambda: shown_step(page) == last, timeout=30)
     page.wait_for_selector("#viewer:not(.is-live)")
     seen = page.evaluate("window.seenSteps")
     assert seen[0] <= 1 and seen[-1] == last
@@ -150,7 +150,7 @@ def test_each_games_viewer_at_desktop_and_phone_widths_with_jumps_and_events(sit
         event = page.locator("#viewer-events li.viewer-event").nth(3)
         step = int(event.get_attribute("data-step"))
         event.locator("a").click()
-        page.wait_for_function(f"Number(document.querySelector('#viewer-step').textContent) === {step}")
+        wait_until(lambda: shown_step(page) == step, timeout=30)
         page.select_option("#viewer-speed", "16")
         page.locator("body").press("End")
         assert not wider_than_the_viewport(page), (game, width, wider_than_the_viewport(page))
