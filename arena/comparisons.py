@@ -9,9 +9,11 @@ other version as ``version:<pk>``; ``version_for`` turns a name back into its ``
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from celery import current_task
 from django.db import transaction
 from django.utils import timezone
 
@@ -81,15 +83,15 @@ def run_recorded(comparison_id: int, player: compare.PlayBatch | None = None) ->
 class RoadPlayer:
     """Plays a comparison's games on the one road: each game is a ``Match`` (unrated, keyed by the
     comparison and its deal, so a comparison that is run again finds its games already played),
-    played by the arena's runner and recorded by the one recording function."""
+    claimed, played by the arena's runner and recorded by the one recording function, as a worker
+    plays any match (arena.lifecycle): when the platform fails a game it is handed back, played
+    again by the workers after its back-off, and waited for here."""
 
-    def __init__(self, comparison_id: int) -> None:
+    def __init__(self, comparison_id: int, poll: float = 1.0) -> None:
         self.comparison_id = comparison_id
+        self.poll = poll
 
     def __call__(self, specs: Sequence[compare.GameSpec]) -> list[Mapping[str, Any]]:
-        from .recording import record
-        from .runner import play
-
         results = []
         for spec in specs:
             key = f"compare/{self.comparison_id}/{spec.seed}/{spec.a_seat}"
@@ -100,10 +102,35 @@ class RoadPlayer:
                                                  options=dict(spec.options), seed=spec.seed, rated=False)
                     MatchSeat.objects.bulk_create([MatchSeat(match=match, seat=i, bot_version=version_for(name, spec.game))
                                                    for i, name in enumerate(spec.bots)])
+            match = self.played(match)
             if match.status != Match.FINISHED:
-                record(match.pk, play(match))
-                match.refresh_from_db()
-            if match.status != Match.FINISHED:
-                raise RuntimeError(f"a game of the comparison was aborted: {match.result}")
+                raise RuntimeError(f"a game of the comparison was not played: {match.result}")
             results.append(match.result)
         return results
+
+    def played(self, match: Match) -> Match:
+        """The game once recorded: played here if it is free, else (handed back, or taken by a
+        worker) waited for."""
+        from bots_sdk.sandbox import SandboxUnavailable
+
+        from . import heartbeats, lifecycle
+        from .aftermath import finish
+        from .recording import record
+        from .runner import play
+
+        task = current_task
+        attempt = lifecycle.claim(match.pk, heartbeats.identity(task.request.hostname if task else None))
+        if attempt is not None:
+            try:
+                recorded = record(match.pk, play(match))
+            except SandboxUnavailable as exc:
+                recorded = record(match.pk, None, f"uploaded bots cannot run on this worker: {str(exc)[:300]}")
+            except Exception as exc:  # noqa: BLE001 - the platform failed: the workers play it again
+                recorded = lifecycle.hand_back(match.pk, attempt, f"{type(exc).__name__}: {str(exc)[:500]}")
+            if recorded:
+                finish(match.pk)
+        match.refresh_from_db()
+        while match.status not in (Match.FINISHED, Match.ABORTED):
+            time.sleep(self.poll)
+            match.refresh_from_db()
+        return match
