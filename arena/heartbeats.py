@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .live import connection
+from .referee_queues import worker_queues
 
 PREFIX = "parlour:worker:"
 TTL = float(os.environ.get("PARLOUR_HEARTBEAT_TTL", 10.0))
@@ -54,7 +55,7 @@ def beat(node: str, started: float) -> None:
     referee = os.environ.get("REFEREE_ADDRESS", "")
     info = {"node": node, "host": socket.gethostname(), "pid": os.getpid(), "pool": pool_pids(),
             "started": started, "seen": time.time(), "referee": referee,
-            "referee_reachable": reachable(referee) if referee else None}
+            "referee_reachable": reachable(referee) if referee else None, "queues": worker_queues()}
     connection().set(PREFIX + node, json.dumps(info), ex=max(1, round(TTL)))
 
 

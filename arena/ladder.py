@@ -3,8 +3,9 @@
 Each call tops up every game's standard ladder to ``LADDER_OPEN`` open matches. A table starts
 from a bot drawn with weight sigma (uncertain bots play more), then takes the bots of closest
 rating, or, one time in five, random ones (exploration). Bots of one owner never share a table of
-3+ seats; house bots have no owner. A remote bot plays only while it is connected to the referee
-(else every seat it got would forfeit after the join timeout).
+3+ seats; house bots have no owner. A remote bot plays only while it is connected to a referee of the fleet
+(else every seat it got would forfeit after the join timeout), and a table's remote bots are all
+connected to one referee (arena.routing creates the match there).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from referee.games.seeding import draw_seed
 from .models import Bot, BotVersion, Match, MatchSeat, Rating
 from .queue import enqueue_matches
 from .ratings import MODEL, ladder_key
-from .runner import referee
+from .presence import Where, present_bots
 from .stats import forfeit_last
 
 LADDER_OPEN = int(os.environ.get("PARLOUR_LADDER_OPEN", 2))
@@ -38,17 +39,25 @@ def active_versions(game: str) -> list[BotVersion]:
     return list(latest.values())
 
 
-def connected_remote_bots() -> set[str]:
-    """The remote bots connected to the referee now; none if it cannot be asked."""
+def connected_remote_bots() -> dict[str, Where]:
+    """The remote bots connected to any referee of the fleet now, and where (their presence in
+    Redis, arena.presence); none if Redis cannot be asked."""
     try:
-        return referee().connected_remote_bots()
-    except Exception as exc:  # noqa: BLE001 - the referee down: this tick schedules house and uploaded bots
-        log.warning("could not ask the referee which remote bots are connected: %s", exc)
-        return set()
+        return present_bots()
+    except Exception as exc:  # noqa: BLE001 - Redis down: this tick schedules house and uploaded bots
+        log.warning("could not read which remote bots are connected: %s", exc)
+        return {}
 
 
-def playable(versions: list[BotVersion], connected: set[str]) -> list[BotVersion]:
+def playable(versions: list[BotVersion], connected: dict[str, Where]) -> list[BotVersion]:
     return [v for v in versions if v.bot.kind != Bot.REMOTE or f"bot-{v.bot_id}" in connected]
+
+
+def one_referee(table: list[BotVersion], connected: dict[str, Where]) -> bool:
+    """Whether the table's remote bots are all connected to one referee (a match lives on one)."""
+    places = {connected[f"bot-{v.bot_id}"].referee_id for v in table
+              if v.bot.kind == Bot.REMOTE and f"bot-{v.bot_id}" in connected}
+    return len(places) <= 1
 
 
 def table_size(game: str, available: int) -> int:
@@ -143,7 +152,7 @@ def schedule_ladder_matches(rng: random.Random | None = None) -> int:
     rng = rng or random.Random()
     scheduled = []
     games = [g for g in os.environ.get("PARLOUR_LADDER_GAMES", ",".join(sorted(GAMES))).split(",") if g in GAMES]
-    connected: set[str] | None = None  # asked once, and only when a remote bot is on a ladder
+    connected: dict[str, Where] | None = None  # read once, and only when a remote bot is on a ladder
     for game in games:
         options = GAMES[game].configure(min(GAMES[game].variant(None).player_counts)).options
         ladder = standard_ladder(game)
@@ -160,6 +169,8 @@ def schedule_ladder_matches(rng: random.Random | None = None) -> int:
             table = choose_table(versions, ratings, size, rng)
             if not table:
                 break
+            if connected and not one_referee(table, connected):
+                continue
             seed = draw_seed(rng)
             with transaction.atomic():
                 match = Match.objects.create(key=f"ladder/{game}/{seed}", game=game, options=options,

@@ -9,7 +9,8 @@ to a capped list, and announces each batch on a channel:
   the list starts at);
 - ``parlour:live:<match id>`` — a pub/sub channel: ``{"first": step, "count": n}`` per batch, then
   ``{"end": status}``;
-- ``parlour:live`` — a set of the matches being played now.
+- ``parlour:live`` — a set of the matches being played now;
+- ``parlour:live:<match id>:referee`` — the id of the referee of the fleet that holds it.
 
 Once the match is recorded (its replay on disk), the keys expire after ``EXPIRE_AFTER_STORED``
 seconds: long enough for a page that was following it to switch to the stored replay.
@@ -38,6 +39,10 @@ def frames_key(match_id: int) -> str:
 
 def first_key(match_id: int) -> str:
     return f"parlour:live:{match_id}:first"
+
+
+def referee_key(match_id: int) -> str:
+    return f"parlour:live:{match_id}:referee"
 
 
 def channel(match_id: int) -> str:
@@ -89,6 +94,14 @@ class LiveMatch:
         except redis.RedisError as exc:
             self.failed(exc)
 
+    def held_by(self, referee_id: str) -> None:
+        """Which referee of the fleet plays it (for operators: what a dead referee took with it)."""
+        if self.working:
+            try:
+                self.redis.set(referee_key(self.match_id), referee_id, ex=EXPIRE_RUNNING)
+            except redis.RedisError as exc:
+                self.failed(exc)
+
     def _add(self, first_step: int, frames: list[str]) -> None:
         key = frames_key(self.match_id)
         pipe = self.redis.pipeline(transaction=False)  # one round trip, no MULTI/EXEC
@@ -108,6 +121,7 @@ def recorded(match_id: int, status: str, client: redis.Redis | None = None) -> N
     pipe.publish(channel(match_id), json.dumps({"end": status}))
     pipe.expire(frames_key(match_id), EXPIRE_AFTER_STORED)
     pipe.expire(first_key(match_id), EXPIRE_AFTER_STORED)
+    pipe.delete(referee_key(match_id))
     pipe.srem(PLAYING, match_id)
     pipe.execute()
 
@@ -120,6 +134,14 @@ def live_frames(match_id: int, start: int = 0, client: redis.Redis | None = None
     offset = max(0, start - first)
     raw = r.lrange(frames_key(match_id), offset, -1)
     return first + offset, [json.loads(frame) for frame in raw]
+
+
+def held_by(match_ids: list[int], client: redis.Redis | None = None) -> dict[int, str]:
+    """The referees playing these matches now (those known)."""
+    if not match_ids:
+        return {}
+    found = (client or connection()).mget([referee_key(m) for m in match_ids])
+    return {m: r.decode() for m, r in zip(match_ids, found) if r}
 
 
 def playing_now(client: redis.Redis | None = None) -> set[int]:

@@ -22,8 +22,11 @@ def celery_process(kind: str) -> int:
 
         print(support().describe(), file=sys.stderr, flush=True)  # how uploaded bots will run here
         # a node name of its own per worker process: the heartbeats and the matches it holds name it
+        from .referee_queues import worker_queues
+
+        # the default queue, and the queue of the referee this worker was started for (arena.routing)
         app.worker_main(["worker", "--loglevel=INFO", "--concurrency", os.environ.get("PARLOUR_WORKERS", "2"),
-                         "--hostname", f"w{os.getpid()}@{socket.gethostname()}"])
+                         "--hostname", f"w{os.getpid()}@{socket.gethostname()}", "--queues", ",".join(worker_queues())])
     else:
         app.start(["beat", "--loglevel=INFO", "--schedule", str(Path(os.environ.get("PARLOUR_HOME", "/tmp")) /
                                                               "celerybeat-schedule")])
@@ -50,7 +53,8 @@ def platform_processes() -> Iterator[Supervisor]:
     broker = referee = None
     try:
         broker = ensure_broker(Path(settings.PARLOUR_HOME), supervisor)
-        referee = LocalReferee(["--token-verifier", "arena.tokens:verify"])  # exits with this process by itself
+        referee = LocalReferee(["--token-verifier", "arena.tokens:verify",  # exits with this process by itself
+                                "--presence", "arena.presence:PresenceBoard"])
         supervisor.watch(referee.process.pid)
         shared = dict(REFEREE_ADDRESS=referee.address, PARLOUR_REFEREE_SOCKET=referee.unix_path,
                       PARLOUR_OPERATOR_TOKEN=referee.token)

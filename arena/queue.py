@@ -2,7 +2,8 @@
 matches — tournaments, ladder, checks — never import the tasks that play them).
 
 Sending never raises: a match whose task could not be sent (Redis down) stays ``scheduled`` in the
-database, and the reconciler (arena.reconcile) sends it again once Redis is back."""
+database, and the reconciler (arena.reconcile) sends it again once Redis is back. A match with
+remote seats goes to the queue of the referee its bots are connected to (arena.routing)."""
 from __future__ import annotations
 
 import logging
@@ -20,8 +21,10 @@ def enqueue_matches(match_ids: list[int]) -> None:
 
 
 def enqueue_match_later(match_id: int, delay: float) -> None:
+    from .routing import queue_for  # imported here: routing reads the models, which the app loads first
+
     try:
-        app.send_task(RUN_MATCH, args=[match_id], countdown=delay or None)
+        app.send_task(RUN_MATCH, args=[match_id], countdown=delay or None, queue=queue_for(match_id))
     except Exception as exc:  # noqa: BLE001 - the broker down: the reconciler sends it later
         log.warning("match %s: its task could not be sent (%s); the reconciler will", match_id, exc)
 

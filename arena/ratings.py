@@ -38,6 +38,11 @@ def rate_match(match: Match) -> None:
     if match.variant == "solo" or match.status != Match.FINISHED:
         return
     seats = list(match.seats.select_related("bot_version__bot"))
+    # matches sharing a version are recorded at once by several workers: lock the versions (in one
+    # order, so two recordings never wait on each other) before reading their ratings, else one
+    # update is lost (PostgreSQL's read committed)
+    list(BotVersion.objects.select_for_update().filter(pk__in=[s.bot_version_id for s in seats]).order_by("pk")
+         .values_list("pk", flat=True))
     ladder = ladder_key(match.game, match.variant, match.options)
     ratings = [rating_for(ladder, s.bot_version) for s in seats]
     ranks = forfeit_last([s.rank for s in seats], [s.status for s in seats])

@@ -28,6 +28,7 @@ from .aftermath import finish
 from .live import connection
 from .models import Match, Tournament
 from .queue import RUN_MATCH, enqueue_matches
+from .routing import served_queues
 from .timing import MARGIN, match_time_limit
 from .tournaments import advance
 
@@ -43,6 +44,10 @@ def queued_match_ids(client: Any = None) -> set[int]:
     client = client or connection()
     found: set[int] = set()
     keys = [QUEUE.encode()] + list(client.scan_iter(match=QUEUE + "\x06\x16*"))
+    # a referee's queue counts while a live worker consumes it; a task left in the queue of a
+    # referee whose workers are gone is sent again (arena.routing picks a served queue)
+    for queue in served_queues() - {QUEUE}:
+        keys += [queue.encode()] + list(client.scan_iter(match=queue + "\x06\x16*"))
     for key in keys:
         for raw in client.lrange(key, 0, -1):
             try:

@@ -5,7 +5,8 @@ played here, through the operator's referee client, with warm bots.
 local seat to a warm bot (``bot_pool``), follows the match on one stream — its frames go to Redis
 as they come (``live``) — and returns the referee's result rows with the replay, stored once
 under ``REPLAY_DIR`` exactly as the referee gzipped it. Remote bots' seats are offered on their
-``Connect`` streams by the referee itself.
+``Connect`` streams by the referee itself. In a fleet of referees, the match is played on the one
+its creation answer names (``referee_address``), where its remote bots are (arena.routing).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from referee.timecontrol import TimeControl
 from .bot_pool import BotKey, WarmBot, pool_for
 from .live import LiveMatch
 from .models import Bot, BotVersion, Match
+from .routing import holder_of
 from .timing import match_time_limit
 
 _referee: RefereeClient | None = None
@@ -40,9 +42,26 @@ def referee() -> RefereeClient:
             _referee = RefereeClient(address, os.environ.get("PARLOUR_OPERATOR_TOKEN", ""),
                                      os.environ.get("PARLOUR_REFEREE_SOCKET") or None)
         else:
-            _referee = LocalReferee(["--token-verifier", "arena.tokens:verify"])
+            _referee = LocalReferee(["--token-verifier", "arena.tokens:verify",
+                                     "--presence", "arena.presence:PresenceBoard"])
             atexit.register(_referee.close)
     return _referee
+
+
+_fleet: dict[str, RefereeClient] = {}
+
+
+def referee_at(address: str) -> RefereeClient:
+    """The referee of the fleet at this advertised address (this process's referee when it is
+    that one, or when no address is given: a lone referee)."""
+    default = referee()
+    if not address or address == default.address:
+        return default
+    client = _fleet.get(address)
+    if client is None:
+        client = _fleet[address] = RefereeClient(address, default.token)
+        atexit.register(client.close)
+    return client
 
 
 def upload_root(version: BotVersion) -> str | None:
@@ -102,11 +121,15 @@ def play(match: Match) -> PlayedMatch:
 
         if support().mode == "refused":  # before the match exists: nobody waits for a bot that never comes
             raise SandboxUnavailable(support().describe())
-    client = referee()
-    created = client.create_match(
+    # a match with remote seats is created on the referee those bots are connected to; any other
+    # through the fleet's name, on whichever referee answers (arena.routing, docs/deploy.md)
+    holder = holder_of([p.remote_bot for p in plan if p.remote_bot])
+    created = (referee_at(holder.address) if holder else referee()).create_match(
         match.game, match.variant, match.options, match.seed, TimeControl(**match.time_control), [p.name for p in plan],
         [p.remote_bot for p in plan], [p.attributes for p in plan], [p.version for p in plan], record_frames=True)
+    client = referee_at(created.referee_address)  # every seat connects where the match lives
     live = LiveMatch(match.pk)
+    live.held_by(created.referee_id)
     pool = pool_for(client)
     bots: dict[int, WarmBot] = {}
     outcome: MatchOutcome | None = None

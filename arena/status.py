@@ -1,5 +1,6 @@
 """What an operator sees (``python -m arena status``, the site's operator page): matches queued,
-running, retried and aborted with their reasons, the workers alive, the referees they reach."""
+running, retried and aborted with their reasons, the workers alive, the referees they reach and
+those of the fleet (their beats, arena.presence)."""
 from __future__ import annotations
 
 import os
@@ -11,6 +12,7 @@ from django.db.models import Count
 from . import heartbeats
 from .live import connection
 from .models import Match, Tournament
+from .presence import live_referees
 
 SHOWN = 20  # rows of each list
 
@@ -46,5 +48,10 @@ def platform_status() -> dict[str, Any]:
     addresses = {w["referee"] for w in workers.values() if w["referee"]}
     if os.environ.get("REFEREE_ADDRESS"):
         addresses.add(os.environ["REFEREE_ADDRESS"])
-    status["referees"] = [{"address": a, "reachable": heartbeats.reachable(a)} for a in sorted(addresses)]
+    try:  # the referees of the fleet, from their own beats (arena.presence)
+        fleet = {info["address"]: info for info in live_referees().values()}
+    except Exception:  # noqa: BLE001 - Redis away: said above
+        fleet = {}
+    status["referees"] = [{"address": a, "reachable": heartbeats.reachable(a), "id": fleet.get(a, {}).get("id", ""),
+                           "remote_bots": fleet.get(a, {}).get("bots", "")} for a in sorted(addresses | set(fleet))]
     return status

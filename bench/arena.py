@@ -1,6 +1,6 @@
 """Arena benchmarks.
 
-    python bench/arena.py [--entrants N] [--rounds R] [--json]
+    python bench/arena.py [--entrants N] [--rounds R] [--only pairing|road|fleet] [--fleet] [--json]
 
 Pairing: a Swiss of N (10,000) entrants, 2-player and 4-player tables, random results (2 players:
 45% first seat wins, 45% second, 10% draws; 4 players: a random order). Round 6 is paired after five
@@ -162,7 +162,7 @@ class Platform:
     """A referee and Celery workers (one process each, concurrency 1) on the real Redis, with a
     private SQLite database, for one measurement."""
 
-    def __init__(self, workers: int, concurrency: int) -> None:
+    def __init__(self, workers: int, concurrency: int, referees: int = 1) -> None:
         import os
         import secrets
         import subprocess
@@ -179,15 +179,21 @@ class Platform:
         token = secrets.token_hex(8)
         self.env = dict(os.environ, PARLOUR_HOME=self.folder.name, REDIS_URL=url, PARLOUR_WORKERS=str(concurrency))
         self.env.pop("DATABASE_URL", None)
-        self.referee = subprocess.Popen([sys.executable, "-m", "referee", "serve", "--port", "0"],
-                                        env=dict(self.env, PARLOUR_OPERATOR_TOKEN=token), stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True, cwd=self.root)
-        self.env.update(REFEREE_ADDRESS=self.referee.stdout.readline().split("listening on", 1)[1].split()[0],
-                        PARLOUR_OPERATOR_TOKEN=token)
+        # a fleet: referee k is "referee-k"; worker i creates its matches on referee i mod n
+        self.referees = [subprocess.Popen([sys.executable, "-m", "referee", "serve", "--port", "0", "--id",
+                                           f"referee-{k}", "--presence", "arena.presence:PresenceBoard"],
+                                          env=dict(self.env, PARLOUR_OPERATOR_TOKEN=token), stdout=subprocess.PIPE,
+                                          stderr=subprocess.DEVNULL, text=True, cwd=self.root)
+                         for k in range(1, referees + 1)]
+        addresses = [r.stdout.readline().split("listening on", 1)[1].split()[0] for r in self.referees]
+        self.referee = self.referees[0]
+        self.env.update(REFEREE_ADDRESS=addresses[0], PARLOUR_OPERATOR_TOKEN=token)
         self.arena("tournament", "standings", "0", check=False)  # migrates the database first
-        self.workers = [subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=self.env, cwd=self.root,
+        self.workers = [subprocess.Popen([sys.executable, "-m", "arena", "worker"], cwd=self.root,
+                                         env=dict(self.env, REFEREE_ADDRESS=addresses[i % referees],
+                                                  PARLOUR_WORKER_REFEREE=f"referee-{i % referees + 1}"),
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                        for _ in range(workers)]
+                        for i in range(workers)]
         self.psutil = psutil
         time.sleep(4)  # the workers are up before any clock starts
 
@@ -201,13 +207,14 @@ class Platform:
         """CPU seconds so far: the referee (with the processes that build its replays), the bots
         (the workers' warm bot processes), the workers themselves (Celery, the runner, recording
         with SQLite in-process, the Redis client) and the Redis server."""
-        referee = self.psutil.Process(self.referee.pid)
         split = {"referee": 0.0, "bots": 0.0, "worker": 0.0}
-        for process in [referee, *referee.children(recursive=True)]:  # its replay pool included
-            try:
-                split["referee"] += cpu_seconds(process)
-            except self.psutil.NoSuchProcess:
-                pass
+        for one in self.referees:
+            referee = self.psutil.Process(one.pid)
+            for process in [referee, *referee.children(recursive=True)]:  # its replay pool included
+                try:
+                    split["referee"] += cpu_seconds(process)
+                except self.psutil.NoSuchProcess:
+                    pass
         for worker in self.workers:
             parent = self.psutil.Process(worker.pid)
             for process in [parent, *parent.children(recursive=True)]:
@@ -238,9 +245,9 @@ class Platform:
         return recorded, elapsed, {k: round(after[k] - before[k], 2) for k in after}
 
     def close(self) -> None:
-        for process in self.workers + [self.referee]:
+        for process in self.workers + self.referees:
             process.terminate()
-        for process in self.workers + [self.referee]:
+        for process in self.workers + self.referees:
             process.wait(30)
         self.folder.cleanup()
 
@@ -295,12 +302,39 @@ def print_road(report: dict) -> None:
           ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in report["cpu_seconds_per_match"].items()))
 
 
+def bench_fleet(args) -> dict:
+    """A fleet on one machine: Tussie Mussie 2p random vs random through the arena with 1 referee
+    + 2 workers, then 2 referees + 2 workers (each worker creating on its own referee), in one run.
+    Target: no loss of throughput from the second referee (docs/deploy.md)."""
+    report: dict = {}
+    for referees in (1, 2):
+        platform = Platform(2, concurrency=args.concurrency, referees=referees)
+        try:
+            platform.tournament("tussie-mussie", ["random", "random#2"], 2)  # warms the bots up
+            matches, seconds, cpu = platform.tournament("tussie-mussie", ROUND_ROBIN, 2)
+        finally:
+            platform.close()
+        report[f"{referees}_referees_per_min"] = round(matches / seconds * 60, 1)
+        report[f"{referees}_referees_cpu_per_match"] = {k: round(v / matches, 4) for k, v in cpu.items()}
+    report["ratio"] = round(report["2_referees_per_min"] / report["1_referees_per_min"], 2)
+    report["concurrency_per_worker"] = args.concurrency
+    return report
+
+
+def print_fleet(report: dict) -> None:
+    print(f"\na fleet on one machine, Tussie Mussie 2p random vs random, 2 workers of concurrency "
+          f"{report['concurrency_per_worker']} (matches per minute; target: 2 referees >= 1 referee)")
+    print(f"  1 referee {report['1_referees_per_min']:.0f}, 2 referees {report['2_referees_per_min']:.0f}: "
+          f"ratio {report['ratio']}")
+
+
 # -------------------------------------------------------------------------------------------- main
 
 # Each section: (name, run(args) -> dict, print(dict)).
 SECTIONS = [
     ("pairing", bench_pairing, print_pairing),
     ("road", bench_road, print_road),
+    ("fleet", bench_fleet, print_fleet),
 ]
 
 
@@ -310,8 +344,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--concurrency", type=int, default=1, help="Celery processes per worker")
     parser.add_argument("--only", choices=[name for name, _, _ in SECTIONS], help="run one section")
+    parser.add_argument("--fleet", action="store_true", help="the fleet section only (same as --only fleet)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.fleet:
+        args.only = "fleet"
     report = {}
     for name, run, show in SECTIONS:
         if args.only and name != args.only:

@@ -23,12 +23,24 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--token-verifier", metavar="MODULE:CALLABLE",
                        help="checks remote bots' API tokens (default: the PARLOUR_API_TOKENS file)")
     serve.add_argument("--replay-dir", metavar="DIR", help="also store each finished replay here")
+    serve.add_argument("--id", dest="referee_id", metavar="ID",
+                       help="this referee's name in a fleet (default: REFEREE_ID, else the host name)")
+    serve.add_argument("--advertise", metavar="HOST:PORT",
+                       help="the address seats of this referee's matches must connect to, when several referees "
+                            "stand behind one name (default: REFEREE_ADVERTISE, else the host name and the bound "
+                            "port); CreateMatch answers with it (docs/deploy.md)")
+    serve.add_argument("--presence", metavar="MODULE:CALLABLE",
+                       help="tells the platform which remote bots are connected here (e.g. "
+                            "arena.presence:PresenceBoard; default: nobody)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     from .server import serve as run_server, settings_from_env
 
     try:
-        settings = settings_from_env(args.token_verifier, args.replay_dir)
+        if args.advertise and ":" not in args.advertise:
+            raise ValueError(f"--advertise wants HOST:PORT, not {args.advertise!r}")
+        settings = settings_from_env(args.token_verifier, args.replay_dir, args.referee_id, args.advertise,
+                                     args.presence)
     except (ImportError, AttributeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

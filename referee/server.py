@@ -27,7 +27,9 @@ from . import wire
 from .faults import bot_failure_reason
 from .games import GAMES, ConfigError, get_game
 from .games.seeding import draw_seed
+from .identity import Identity, holder_of, resolve
 from .match import Match, Reply, bot_seed
+from .presence import NoPresence, Presence, keep_presence, load_presence, tell
 from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, encode_frames, packed_replay, replay_parts
 from .timecontrol import TimeControl
 from .tokens import RECHECK_SECONDS, Verifier, load_verifier
@@ -74,6 +76,9 @@ class Settings:
     grace: float = DEFAULT_GRACE
     decision_cap: int = DEFAULT_DECISION_CAP
     replay_dir: Path | None = None
+    referee_id: str = ""  # the fleet's names for this referee (referee/identity.py)
+    advertise: str = ""
+    presence: Presence | None = None
 
 
 class Seat:
@@ -145,6 +150,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         self.rooms: dict[str, Room] = {}
         self.tokens: dict[str, tuple[str, int]] = {}  # seat token -> (match id, seat)
         self.remote_queues: dict[str, list[asyncio.Queue]] = {}  # bot id -> Connect streams
+        self.presence = settings.presence or NoPresence()
+        self.identity = Identity(settings.referee_id or "referee", settings.advertise)  # set by serve()
 
     # ------------------------------------------------------------------ helpers
     def is_operator(self, context: grpc.aio.ServicerContext) -> bool:
@@ -198,7 +205,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         names = [s.bot or f"seat {i}" for i, s in enumerate(request.seats)]
         match = Match(game, config, seed, time_control, bot_names=names)
         match_id = secrets.token_hex(8)
-        tokens = [secrets.token_hex(24) for _ in request.seats]  # hex: never starts with "-"
+        tokens = [self.identity.seat_token(secrets.token_hex(24)) for _ in request.seats]  # never starts with "-"
         room = Room(match_id, match, tokens, [Seat() for _ in request.seats],
                     [s.remote_bot for s in request.seats], [s.version for s in request.seats])
         room.public.append(match.state.public_view())
@@ -213,7 +220,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             if bot_id:
                 self.offer(room, seat, bot_id)
         room.task = asyncio.get_running_loop().create_task(self.run_match(room))
-        return referee_pb2.CreateMatchResponse(protocol_version=PV, match_id=match_id, seat_tokens=tokens)
+        return referee_pb2.CreateMatchResponse(protocol_version=PV, match_id=match_id, seat_tokens=tokens,
+                                               referee_id=self.identity.id, referee_address=self.identity.address)
 
     def offer(self, room: Room, seat: int, bot_id: str) -> None:
         offer = referee_pb2.MatchOffer(protocol_version=PV, match_id=room.id, game=room.match.config.game,
@@ -242,6 +250,12 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         if first.WhichOneof("message") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
         found = self.tokens.get(first.hello.seat_token)
+        holder = holder_of(first.hello.seat_token)
+        if found is None and holder and holder != self.identity.id:  # a fleet's seat sent to the wrong referee
+            address = await tell(self.presence.address_of, holder)
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                                f"this seat's match is held by referee {holder}"
+                                f"{f' at {address}' if address else ''}, not {self.identity.id}: connect there")
         if found is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
         room = self.rooms[found[0]]
@@ -484,6 +498,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             older.put_nowait(REPLACED)
         queue: asyncio.Queue = asyncio.Queue()
         self.remote_queues.setdefault(bot_id, []).append(queue)
+        await tell(self.presence.connected, self.identity, bot_id)
         recheck = asyncio.get_running_loop().create_task(self.recheck_token(request.api_token, bot_id, queue))
         try:
             yield referee_pb2.MatchOffer(protocol_version=PV, bot_id=bot_id)
@@ -504,6 +519,16 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         finally:
             recheck.cancel()
             self.remote_queues[bot_id].remove(queue)
+            if not self.remote_queues[bot_id]:  # its presence goes with its last connection here
+                asyncio.get_running_loop().create_task(tell(self.presence.disconnected, self.identity, bot_id))
+
+    def connected_bots(self) -> list[str]:
+        return [bot_id for bot_id, queues in self.remote_queues.items() if queues]
+
+    def taken_elsewhere(self, bot_id: str) -> None:
+        """A newer connection of this bot on another referee of the fleet replaced the one here."""
+        for queue in self.remote_queues.get(bot_id, []):
+            queue.put_nowait(REPLACED)
 
     async def recheck_token(self, token: str, bot_id: str, queue: asyncio.Queue) -> None:
         while True:
@@ -648,9 +673,11 @@ async def serve(host: str, port: int, unix: str | None, settings: Settings,
         (referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name, health.SERVICE_NAME,
          reflection.SERVICE_NAME), server)
     addresses = []
+    bound = None
     if port is not None and port >= 0:
         bound = server.add_insecure_port(f"{host}:{port}")
         addresses.append(f"{host}:{bound}")
+    service.identity = resolve(settings.referee_id, settings.advertise, host, bound)
     if unix:
         server.add_insecure_port(f"unix:{unix}")
         addresses.append(f"unix:{unix}")
@@ -659,7 +686,10 @@ async def serve(host: str, port: int, unix: str | None, settings: Settings,
         os.chmod(unix, 0o666)
     for name in ("", SERVICE):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    print(f"parlour referee {REFEREE_VERSION} listening on {' '.join(addresses)}", flush=True)
+    print(f"parlour referee {REFEREE_VERSION} listening on {' '.join(addresses)} "
+          f"as {service.identity.id} ({service.identity.address or 'no advertised address'})", flush=True)
+    service.presence_task = asyncio.get_running_loop().create_task(  # held: runs as long as the server
+        keep_presence(service.presence, service.identity, service.connected_bots, service.taken_elsewhere))
     if os.environ.get("PARLOUR_EXIT_WITH_PARENT") == "1":
         asyncio.get_running_loop().create_task(exit_with_parent(server))
     if ready is not None:
@@ -676,8 +706,10 @@ async def exit_with_parent(server: grpc.aio.Server) -> None:
     await server.stop(grace=1.0)
 
 
-def settings_from_env(verifier_spec: str | None, replay_dir: str | None) -> Settings:
+def settings_from_env(verifier_spec: str | None, replay_dir: str | None, referee_id: str | None = None,
+                      advertise: str | None = None, presence_spec: str | None = None) -> Settings:
     return Settings(
+        referee_id=referee_id or "", advertise=advertise or "", presence=load_presence(presence_spec),
         operator_token=os.environ.get("PARLOUR_OPERATOR_TOKEN", ""),
         verifier=load_verifier(verifier_spec),
         join_timeout=float(os.environ.get("PARLOUR_JOIN_TIMEOUT", DEFAULT_JOIN_TIMEOUT)),

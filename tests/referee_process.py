@@ -23,7 +23,8 @@ PV = wire.PROTOCOL_VERSION
 
 
 class RefereeProcess:
-    def __init__(self, tmp: Path, grace: float = 5.0, join_timeout: float = 20.0, extra_env: dict | None = None) -> None:
+    def __init__(self, tmp: Path, grace: float = 5.0, join_timeout: float = 20.0, extra_env: dict | None = None,
+                 extra_args: list[str] | None = None) -> None:
         self.operator = secrets.token_urlsafe(12)
         self.token_file = tmp / "tokens.txt"
         self.token_file.write_text("")
@@ -31,7 +32,7 @@ class RefereeProcess:
         env = dict(os.environ, PARLOUR_OPERATOR_TOKEN=self.operator, PARLOUR_API_TOKENS=str(self.token_file),
                    PARLOUR_RECONNECT_GRACE=str(grace), PARLOUR_JOIN_TIMEOUT=str(join_timeout), **(extra_env or {}))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "referee", "serve", "--port", "0", "--unix", str(self.unix)],
+            [sys.executable, "-m", "referee", "serve", "--port", "0", "--unix", str(self.unix), *(extra_args or [])],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
         line = self.process.stdout.readline()
         assert "listening on" in line, line + self.process.stderr.read()
@@ -82,7 +83,7 @@ def bot_process(address: str, token: str, spec: str = "random", cwd: Path = ROOT
 def remote_bot_process(address: str, api_token: str, bot_id: str, spec: str = "random") -> subprocess.Popen:
     """``serve-remote`` for a bot, returned once the referee has confirmed its identity."""
     server = subprocess.Popen([sys.executable, "-m", "bots_sdk", "serve-remote", spec, "--referee", address,
-                               "--api-token", api_token], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               f"--api-token={api_token}"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               text=True, cwd=ROOT)
     line = server.stdout.readline().strip()
     if line != f"connected as {bot_id}":

@@ -110,6 +110,15 @@ def provoke_play_unauthenticated(referee) -> grpc.StatusCode:
     return play_raw(referee, [bot_message(hello=referee_pb2.Hello(protocol_version=1, seat_token="not-a-token"))])
 
 
+def provoke_play_failed_precondition(referee) -> grpc.StatusCode:
+    """A seat token of a match another referee of the fleet holds (its id after the last dot)."""
+    from parlour.v1 import referee_pb2
+
+    created = referee.create("tussie-mussie", 2, seed=4)
+    elsewhere = created.seat_tokens[0].rpartition(".")[0] + ".referee-elsewhere"
+    return play_raw(referee, [bot_message(hello=referee_pb2.Hello(protocol_version=1, seat_token=elsewhere))])
+
+
 def provoke_play_ok(referee) -> grpc.StatusCode:
     """A second Hello takes the seat over: the first stream ends OK, with no MatchEnd."""
     from referee_process import RawSeat
@@ -173,6 +182,7 @@ PROVOKE = {
     ("Play", "INVALID_ARGUMENT"): provoke_play_invalid_argument,
     ("Play", "UNAUTHENTICATED"): provoke_play_unauthenticated,
     ("Play", "OK"): provoke_play_ok,
+    ("Play", "FAILED_PRECONDITION"): provoke_play_failed_precondition,
     ("Connect", "UNAUTHENTICATED"): provoke_connect_unauthenticated,
     ("ListConnected", "PERMISSION_DENIED"): provoke_list_connected_permission_denied,
     ("WatchMatch", "NOT_FOUND"): provoke_watch_match_not_found,
