@@ -3,6 +3,7 @@ process, every bot its own SDK process, on SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 import secrets
@@ -23,9 +24,14 @@ REDIS = "redis://127.0.0.1:6379"
 POSTGRES = "postgres://postgres@127.0.0.1:5432"
 
 
+_redis_calls = itertools.count()
+
+
 def redis_db() -> str:
-    """A Redis database of its own for each test (flushed), so parallel runs never share queues."""
-    index = 1 + (os.getpid() + int(time.time() * 1000)) % 15
+    """A Redis database of its own for each test (flushed), so parallel runs never share queues:
+    xdist worker gw0 takes databases 1-7 in turn, gw1 8-14 (15 is the website tests' live frames)."""
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0) % 2
+    index = 1 + 7 * worker + next(_redis_calls) % 7
     url = f"{REDIS}/{index}"
     redis.Redis.from_url(url).flushdb()
     return url

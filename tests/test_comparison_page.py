@@ -89,7 +89,7 @@ def test_a_comparison_plays_its_games_on_the_one_road(owned, monkeypatch) -> Non
     unrated match with its replay, and a comparison run again finds its games played."""
     from arena.models import Match, Rating
 
-    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/13")  # the live frames, as on the platform
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/15")  # the live frames, as on the platform
     owner, bot = owned
     greedy, random_ = house_version(GAME, "greedy"), house_version(GAME, "random")
     comparison = comparisons.start_comparison(owner, bot, greedy, random_, max_games=4)

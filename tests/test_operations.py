@@ -19,6 +19,7 @@ from django.utils import timezone
 from arena import heartbeats, lifecycle, reconcile, sandbox_reaper, timing
 from arena.models import Match, Tournament
 from arena.tournaments import create_tournament, progress_note, start_tournament
+from test_arena_e2e import redis_db
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -124,9 +125,8 @@ def test_the_time_limits_follow_the_longest_possible_match() -> None:
 @pytest.fixture
 def own_redis(monkeypatch):
     """A Redis database of this test's own, for the heartbeats and the queue."""
-    url = f"redis://127.0.0.1:6379/{1 + (os.getpid() + int(time.time() * 1000)) % 15}"
+    url = redis_db()
     client = redis.Redis.from_url(url)
-    client.flushdb()
     monkeypatch.setenv("REDIS_URL", url)
     yield client
     client.flushdb()

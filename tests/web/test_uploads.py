@@ -73,7 +73,7 @@ def zipped(files: dict[str, bytes]) -> bytes:
 @pytest.fixture(autouse=True)
 def platform_redis(monkeypatch) -> None:
     """The live frames of the check matches go to the real Redis, as on the platform."""
-    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/13")
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
 def play_check(version: BotVersion) -> BotVersion:
