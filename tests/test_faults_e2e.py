@@ -169,7 +169,8 @@ def test_a_killed_tournament_run_leaves_no_process_and_runs_again_to_the_end(tmp
 
 
 LINGERING_BOT = '''
-import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -181,10 +182,8 @@ class Lingerer(RandomBot):
     ten minutes after its last match."""
 
     def on_match_start(self, game, seat, options, seed):
-        if os.fork() == 0:
-            os.setsid()
-            time.sleep(600)
-            os._exit(0)
+        # a new program in a session of its own (a bare fork of a gRPC process may not live on)
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
         threading.Thread(target=time.sleep, args=(600,)).start()
 '''
 
@@ -216,10 +215,15 @@ def test_the_sandboxes_of_a_killed_worker_are_reaped_when_a_worker_starts(platfo
             pool = descendants(worker.pid)
             return [e for e in entries if e["owner"] in pool and e["launcher"]]
 
-        entries = wait_for(registered, 60, "the uploaded bot's sandbox")
+        def playing() -> list[dict]:
+            """This worker's sandboxes, once one holds a bot that played (the launcher, init, the
+            bot and its detached child); a sandbox may start before its match does."""
+            entries = registered()
+            counts = [len(sandbox_reaper.cgroup_pids(Path(c))) for e in entries for c in e["cgroups"]]
+            return entries if counts and max(counts) >= 4 else []
+
+        entries = wait_for(playing, 90, "the bot playing in its sandbox, with its detached child")
         cgroups = {Path(c) for e in entries for c in e["cgroups"]}
-        wait_for(lambda: max(len(sandbox_reaper.cgroup_pids(c)) for c in cgroups) >= 4, 60,
-                 "the bot playing, with its detached child")  # the launcher, init, the bot, its child
         os.killpg(worker.pid, signal.SIGKILL)
         worker.wait()
         time.sleep(1)
