@@ -41,11 +41,14 @@ async def _play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: s
         call = stub.Play()
         bot: Bot | None = None
         start: referee_pb2.MatchStart | None = None
+        forfeited: referee_pb2.FaultNotice | None = None
         try:
             await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=seat_token)))
             while True:
                 message = await call.read()
                 if message is grpc.aio.EOF:
+                    if forfeited is not None:  # the referee closes a forfeited seat's stream
+                        return {"forfeited": True, "reason": forfeited.reason}
                     break
                 kind = message.WhichOneof("message")
                 if kind == "start":
@@ -73,6 +76,8 @@ async def _play_seat(make_bot: Callable[[str], Bot], referee: str, seat_token: s
                     for line in lines:
                         await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
                             protocol_version=PV, decision_id=message.decision.decision_id, text=line)))
+                elif kind == "fault" and message.fault.forfeited:
+                    forfeited = message.fault
                 elif kind == "end":
                     result = json.loads(message.end.result_json)
                     try:
