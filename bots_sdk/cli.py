@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     connect = commands.add_parser("connect", help="play one seat of a match on a referee")
     connect.add_argument("bot", help="random, greedy, or path/to/file.py:ClassName")
     connect.add_argument("--referee", required=True, help="HOST:PORT or unix:PATH")
-    connect.add_argument("--seat-token", required=True)
+    connect.add_argument("--seat-token", default="",
+                         help="this seat's token (none behind a sandbox's relay, which adds it)")
     connect.add_argument("--path", action="append", default=[], metavar="DIR",
                          help="a folder the bot imports from (after the standard library and the SDK)")
     connect.add_argument("--capture-output", type=int, metavar="BYTES",

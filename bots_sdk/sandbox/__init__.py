@@ -2,7 +2,9 @@
 
 ``Sandbox(spec, referee_socket, seat_token).start()`` runs ``python -m bots_sdk connect`` for the
 bot inside the isolation of ``launch.py`` (namespaces, uid nobody, read-only minimal root) and a
-cgroup of its own (``cgroups.py``), with the limits of ``limits.py``; ``close()`` kills every
+cgroup of its own (``cgroups.py``), with the limits of ``limits.py``. The bot reaches the referee
+only through a ``SeatRelay`` (``relay.py``): ``Play`` for its own seat, the token added by the
+relay, so the bot's process never holds it. ``close()`` kills every
 process it started and reports what happened. ``support()`` (``support.py``) says once per process
 what this machine allows; where the full isolation is refused, uploaded bots run only if the
 operator sets ``PARLOUR_SANDBOX=weak`` (rlimits, an emptied environment, a new session and, where
@@ -27,6 +29,7 @@ from .bot_folder import folder_bytes
 from .cgroups import SandboxCgroup
 from .kernel import LAUNCH_FAILED
 from .limits import MiB, SandboxLimits, set_rlimits
+from .relay import SeatRelay
 from .support import SandboxUnavailable, Support, support
 
 SANDBOX_SOCKET = "/run/parlour/referee.sock"  # where the bot finds the referee inside the sandbox
@@ -106,6 +109,7 @@ class Sandbox:
         self.process: subprocess.Popen | None = None
         self.cgroup: SandboxCgroup | None = None
         self.mode = "full"
+        self.relay: SeatRelay | None = None
         self._readers: list[_BoundedReader] = []
 
     # -------------------------------------------------------------------------------- the command
@@ -123,8 +127,9 @@ class Sandbox:
         return root, f"/bot/{path.relative_to(root)}:{class_name}"
 
     def _connect_command(self, spec: str, folders: list[str], socket: str) -> list[str]:
+        # no seat token: the relay behind ``socket`` adds it to the Hello
         command = [sys.executable, "-I", "-m", "bots_sdk", "connect", spec, "--referee", f"unix:{socket}",
-                   f"--seat-token={self.seat_token}", "--capture-output", str(self.limits.output_bytes)]
+                   "--capture-output", str(self.limits.output_bytes)]
         for folder in folders:
             command += ["--path", folder]
         return command
@@ -135,6 +140,8 @@ class Sandbox:
         if mode == "refused":
             raise SandboxUnavailable(support().describe())
         self.mode = mode
+        if self.referee_socket and self.command is None:
+            self.relay = SeatRelay(f"unix:{self.referee_socket}", self.seat_token)
         if mode == "weak":
             self._start_weak()
         else:
@@ -156,7 +163,7 @@ class Sandbox:
             "cgroups": [str(p) for p in self.cgroup.paths],
             "read_only": sandbox_paths(),
             "bot_dir": str(bot_dir) if bot_dir else "/nonexistent",
-            "referee_socket": self.referee_socket or os.devnull,
+            "referee_socket": self.relay.path if self.relay else os.devnull,
             "root_bytes": self.limits.bot_bytes + 8 * MiB,
             "scratch_bytes": self.limits.scratch_bytes,
             "rlimits": self.limits.rlimits(),
@@ -180,7 +187,7 @@ class Sandbox:
         path = Path(path_text).resolve()
         roots = [str(Path(self.bot_root).resolve())] if self.bot_root else []
         folders = list(dict.fromkeys([str(path.parent), *roots]))
-        command = self._connect_command(f"{path}:{class_name}", folders, self.referee_socket)
+        command = self._connect_command(f"{path}:{class_name}", folders, self.relay.path)
         # no cgroup here: the address space is the nearest limit (loose, since gRPC reserves much
         # virtual memory it never touches)
         rlimits = dict(self.limits.rlimits(), RLIMIT_AS=4 * self.limits.memory_bytes)
@@ -218,6 +225,8 @@ class Sandbox:
             self.cgroup.remove()
         if running:
             code = self.process.wait()
+        if self.relay is not None:
+            self.relay.close()
         if code is not None and code < 0:  # Popen's way of saying "killed by a signal" (weak mode)
             code = 128 - code
         for reader in self._readers:
