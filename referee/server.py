@@ -117,6 +117,8 @@ class Seat:
     def detach(self, generation: int) -> None:
         if generation == self.generation:
             self.attached.clear()
+            if self.outbox is not None:  # the bot stopped sending: its stream ends too
+                self.outbox.put_nowait(Close(grpc.StatusCode.OK, "the bot closed its side of the stream"))
             self.outbox = None
             if self.inbox.qsize() <= INBOX_LIMIT:  # wakes a waiting decision
                 self.inbox.put_nowait((time.monotonic(), 0.0, None))
@@ -139,6 +141,8 @@ class Seat:
     def handed(self, decision_id: int, lag: LoopLag) -> None:
         """The decision's message is being handed to the transport: its clock starts."""
         if self.pending is not None and self.pending.decision_id == decision_id:
+            if self.pending.watch.started is None:
+                self.inbox.put_nowait((time.monotonic(), 0.0, "handed"))  # wakes the decision's wait
             self.pending.watch.start(time.monotonic(), lag.now())
 
 
@@ -440,6 +444,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         seat.pending = Pending(request.decision_id, message, watch, limit)
         seat.send(message)
         seat.answered.add(request.decision_id)
+        stale = 0
         try:
             while True:
                 if not seat.attached.is_set():
@@ -465,14 +470,18 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                     arrived, lag, item = await asyncio.wait_for(seat.inbox.get(), wait)
                 except asyncio.TimeoutError:
                     continue  # measured again: the referee's own lag is not the bot's time
-                if item is None:  # a stream closed: wait for a resume
+                if item is None or item == "handed":  # a stream closed (wait for a resume), or the clock started
                     continue
                 think = watch.elapsed(arrived, lag)
                 if item == "malformed":
                     return arrived, Reply(think_time=think, error="malformed: the message is not a BotMessage")
                 answer = item.answer
                 if answer.decision_id < request.decision_id and answer.decision_id in seat.answered:
-                    continue  # a late answer to a decision already settled: its fault was counted
+                    stale += 1  # a late answer to a decision already settled: its fault was counted
+                    if stale > INBOX_LIMIT:  # ... but not a stream of them
+                        seat.close(None, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                   f"more than {INBOX_LIMIT} answers to decisions already settled")
+                    continue
                 if answer.decision_id != request.decision_id:
                     return arrived, Reply(think_time=think,
                                           error=f"wrong decision id {answer.decision_id} (expected {request.decision_id})")
