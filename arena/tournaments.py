@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 
 from referee.games import GAMES, ConfigError
-from referee.games.seeding import derive_seed, draw_seed
+from referee.games.seeding import derive_seed, draw_seed, keyed_seed, platform_seed_key
 
 from . import pairing
 from .house import HOUSE_SPECS, UnknownBotError, house_version
@@ -177,11 +177,16 @@ def create_round(tournament: Tournament, number: int, tables: list[list[str]], b
     created = []
     game = GAMES[tournament.game]
     colours = list(getattr(game.state_class, "DEFAULT_COLOURS", ()))
+    # a tournament's seed may be chosen by a person: on the platform its match seeds are keyed
+    # with the secret PARLOUR_SEED_KEY, so nobody can compute a match's deal from it
+    key = platform_seed_key()
     if tournament.duplicate:
-        deal = pairing.deal_seeds(tournament.seed, number, 1)[0] & SEED_MASK
+        deal = keyed_seed(key, tournament.seed, "deal", number) if key else pairing.deal_seeds(tournament.seed, number, 1)[0]
+        deal &= SEED_MASK
         plan = [(t.group, t.rotation, list(t.table), deal) for t in pairing.duplicate_round(tables, [deal])]
     else:
-        plan = [(board, 0, table, derive_seed(tournament.seed, "table", number, board))
+        derive = (lambda *labels: keyed_seed(key, *labels)) if key else derive_seed
+        plan = [(board, 0, table, derive(tournament.seed, "table", number, board))
                 for board, table in enumerate(tables)]
     for board, rotation, table, seed in plan:
         match = Match.objects.create(key=f"t{tournament.pk}/r{number}/b{board}/rot{rotation}",

@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     connect = commands.add_parser("connect", help="play one seat of a match on a referee")
     connect.add_argument("bot", help="random, greedy, mcts?budget=0.1, or path/to/file.py:ClassName")
     connect.add_argument("--referee", required=True, help="HOST:PORT or unix:PATH")
-    connect.add_argument("--seat-token", required=True)
+    connect.add_argument("--seat-token", default="",
+                         help="this seat's token (none behind a sandbox's relay, which adds it)")
     connect.add_argument("--path", action="append", default=[], metavar="DIR",
                          help="a folder the bot imports from (after the standard library and the SDK)")
     connect.add_argument("--capture-output", type=int, metavar="BYTES",
@@ -406,7 +407,8 @@ def run_serve_seats(args: argparse.Namespace) -> int:
     sys.path.extend(args.path)  # appended: a bot's module cannot shadow the standard library or the SDK
     stdin = os.fdopen(os.dup(0), "r")  # tokens: read apart from sys.stdin, which the bot may touch
     capture = OutputCapture(args.capture_output) if args.capture_output else None
-    tokens = (line.strip() for line in stdin if line.strip())
+    # a line per seat: its token, or "-" behind a sandbox's relay (which writes the token in)
+    tokens = ("" if line.strip() == "-" else line.strip() for line in stdin if line.strip())
     serve_seats(lambda game: parse_bot_spec(args.bot, game).make(), args.referee, tokens, capture)
     return 0
 

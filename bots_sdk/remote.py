@@ -76,11 +76,14 @@ async def _play_seat_on(channel: grpc.aio.Channel, make_bot: Callable[[str], Bot
     start: referee_pb2.MatchStart | None = None
     broken: Exception | None = None  # why the bot could not be built or started
     failure, details = "", []
+    forfeited: referee_pb2.FaultNotice | None = None
     try:
         await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=seat_token)))
         while True:
             message = await call.read()
             if message is grpc.aio.EOF:
+                if forfeited is not None:  # the referee closes a forfeited seat's stream
+                    return {"forfeited": True, "reason": forfeited.reason}
                 break
             kind = message.WhichOneof("message")
             if kind == "start":
@@ -113,6 +116,8 @@ async def _play_seat_on(channel: grpc.aio.Channel, make_bot: Callable[[str], Bot
                     await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
                         protocol_version=PV, decision_id=decision_id, text=line)))
                 await call.write(reply)
+            elif kind == "fault" and message.fault.forfeited:
+                forfeited = message.fault
             elif kind == "end":
                 result = json.loads(message.end.result_json)
                 try:

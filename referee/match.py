@@ -20,7 +20,8 @@ from typing import Any
 
 from .faults import Fault, FaultPolicy, illegal_reason, timeout_reason
 from .games import GameDescription, GameState, MatchConfig
-from .games.seeding import derive_seed, stream
+from .clock import LagQuota
+from .games.seeding import derive_seed, keyed_seed, stream
 from .timecontrol import SeatClock, TimeControl
 
 # what a seat's log lines (its ``log`` calls and its captured output) may hold in one match
@@ -62,8 +63,12 @@ class DecisionRequest:
     label: Callable[[Action], str]
 
 
-def bot_seed(seed: int, seat: int) -> int:
-    """A seat's own bot seed: derived from the match seed, revealing nothing about the cards."""
+def bot_seed(seed: int, seat: int, key: bytes | None = None) -> int:
+    """A seat's own bot seed, revealing nothing about the cards. With the platform's secret ``key``
+    it is an HMAC of the match seed, so no bot can invert it even when the seed is small; without
+    one (local play) it is a public hash, so a match is reproducible from its seed alone."""
+    if key:
+        return keyed_seed(key, seed, "bot", seat)
     return derive_seed(seed, "bot", seat)
 
 
@@ -77,6 +82,8 @@ class Match:
         *,
         strict: bool = False,
         bot_names: list[str] | None = None,
+        seed_key: bytes | None = None,
+        remote_seats: list[bool] | None = None,
     ) -> None:
         self.game = game
         self.config = config
@@ -86,7 +93,10 @@ class Match:
         self.bot_names = bot_names or [f"seat {s}" for s in range(config.players)]
         self.state: GameState = game.new_state(config, seed)
         self.policy = FaultPolicy(config.players)
-        self.clocks = [SeatClock(self.time_control) for _ in range(config.players)]
+        remote = remote_seats or [False] * config.players  # remote seats get lag compensation
+        self.clocks = [SeatClock(self.time_control, LagQuota() if remote[s] else None)
+                       for s in range(config.players)]
+        self.bot_seeds = [bot_seed(seed, s, seed_key) for s in range(config.players)]
         self.autopilots = [stream(seed, "autopilot", s) for s in range(config.players)]
         self.log: list[dict[str, Any]] = []
         self.faults: list[Fault] = []
@@ -166,6 +176,7 @@ class Match:
             reason = "timeout"
         if reason is not None and reason.startswith("timeout"):
             reason = timeout_reason(self.time_control.move_limit, bank)
+            self.clocks[seat].exhaust()  # the bank is drawn: a silent seat stalls its table once
         if reason is None:
             action = reply.action
             if reply.returned is None and isinstance(action, int) and not isinstance(action, bool):

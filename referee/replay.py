@@ -3,11 +3,14 @@
 A replay (JSON, stored gzipped) holds:
 
 - ``header``: format version, engine version, game, variant, resolved options, seats (bot name and
-  version, seat attributes such as a colour), time control, and the seed (a replay exists only once
-  the match is over, so the seed is no longer secret);
+  version, seat attributes such as a colour), time control, the seed (a replay exists only once
+  the match is over, so the seed is no longer secret) and ``bot_seeds``, each seat's own seed (on
+  the platform an HMAC of the seed under a secret key, so it cannot be re-derived from the seed);
 - ``log``: per applied action ``{"seat", "action", "think_ms", "source", ["decision"], ["fault"]}``,
   ``source`` being ``bot``, ``default`` (the fault policy played the default action; ``fault`` says
-  why) or ``autopilot`` (the seat was forfeited); the order is the arrival order;
+  why) or ``autopilot`` (the seat was forfeited); the order is the order the answers were applied:
+  seat order within a simultaneous batch, or, where the game says arrival order matters (Bszzzz's
+  ``priority=arrival``), the order the answers reached the referee, which re-simulation follows;
 - ``public`` and ``views`` (one list per seat): the spectator's view and each seat's observation
   after every step (frame 0 is the start, frame i follows log entry i-1), each frame a keyframe
   ``{"k": view}`` every ``KEYFRAME_EVERY`` steps, else a delta ``{"d": delta}`` from the frame before;
@@ -272,6 +275,7 @@ def replay_parts(match: Match, versions: list[str] | None = None) -> tuple[dict,
         "seats": seat_entries(match.bot_names, match.config.seats, versions),
         "time_control": match.time_control.to_json(),
         "seed": match.seed,
+        "bot_seeds": list(match.bot_seeds),  # each seat's own seed (keyed on the platform)
     }
     log = [{**entry, "action": dict(entry["action"])} for entry in match.log]  # actions are flat JSON
     return header, log, bot_log_steps(match), json.loads(json.dumps(match.result()))

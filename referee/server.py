@@ -14,23 +14,27 @@ import multiprocessing
 import os
 import secrets
 import time
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from parlour.v1 import referee_pb2, referee_pb2_grpc
 
 from . import wire
+from .clock import LagQuota, LoopLag, Stopwatch
 from .faults import bot_failure_reason
 from .games import GAMES, ConfigError, get_game
-from .games.seeding import draw_seed
+from .games.seeding import draw_seed, platform_seed_key
 from .identity import Identity, holder_of, resolve
-from .match import Match, Reply, bot_seed
+from .limits import (CALLS_PER_PEER, HELLO_TIMEOUT, INBOX_LIMIT, SERVER_OPTIONS, WATCHERS_PER_MATCH, Quota,
+                     is_remote_peer, peer_of, version_error)
+from .match import Match, Reply
 from .presence import NoPresence, Presence, keep_presence, load_presence, tell
-from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, encode_frames, packed_replay, replay_parts
+from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, packed_replay, replay_parts
 from .timecontrol import TimeControl
 from .tokens import RECHECK_SECONDS, Verifier, load_verifier
 
@@ -41,6 +45,7 @@ log = logging.getLogger("parlour.referee")
 REFEREE_VERSION = "0.1.0"
 PV = wire.PROTOCOL_VERSION
 SERVICE = "parlour.v1.Referee"
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 
 DEFAULT_JOIN_TIMEOUT = 30.0  # seconds for every seat to join before play starts anyway
 DEFAULT_GRACE = 5.0  # seconds a disconnected seat has to resume before it is forfeited
@@ -68,6 +73,12 @@ def pack(replay: dict) -> bytes:
     return gzip.compress(json.dumps(replay, separators=(",", ":")).encode(), mtime=0)
 
 
+def with_logs(replay_gz: bytes, logs: list[dict]) -> bytes:
+    replay = json.loads(gzip.decompress(replay_gz))
+    replay["bot_logs"] = logs
+    return pack(replay)
+
+
 @dataclass
 class Settings:
     operator_token: str = ""
@@ -79,6 +90,25 @@ class Settings:
     referee_id: str = ""  # the fleet's names for this referee (referee/identity.py)
     advertise: str = ""
     presence: Presence | None = None
+    seed_key: bytes | None = None  # the platform's secret for bot seeds (PARLOUR_SEED_KEY)
+
+
+@dataclass(frozen=True)
+class Close:
+    """Put in a seat's outbox: end its stream with this status and reason."""
+
+    code: grpc.StatusCode
+    reason: str
+
+
+@dataclass
+class Pending:
+    """The decision a seat is being asked, re-sent to a stream that resumes the seat."""
+
+    decision_id: int
+    message: referee_pb2.RefereeMessage
+    watch: Stopwatch
+    limit: float  # seconds of think time before it is a timeout
 
 
 class Seat:
@@ -86,32 +116,59 @@ class Seat:
 
     def __init__(self) -> None:
         self.outbox: asyncio.Queue | None = None  # messages to the attached stream
-        self.inbox: asyncio.Queue = asyncio.Queue()  # (arrival time, message or error) from the bot
+        # (arrival time, referee lag then, message or error) from the bot: one queue for the seat's
+        # whole match, so a decision awaited across a resume reads the new stream's answer
+        self.inbox: asyncio.Queue = asyncio.Queue()
         self.attached = asyncio.Event()
         self.ever_joined = False
         self.generation = 0  # bumps on every (re)attach, so a stale stream cannot act
         self.answered: set[int] = set()  # decision ids already settled for this seat
+        self.pending: Pending | None = None
+        self.closed: str | None = None  # why no stream may attach any more (the seat was forfeited)
 
     def attach(self) -> tuple[int, asyncio.Queue]:
-        if self.outbox is not None:
-            self.outbox.put_nowait(None)  # a resumed seat closes the stream it replaces
-            self.inbox.put_nowait((time.monotonic(), None))  # and a pending decision goes to the new one
+        if self.outbox is not None:  # a resumed seat closes the stream it replaces, half-open or not
+            self.outbox.put_nowait(Close(grpc.StatusCode.ABORTED, "this seat was resumed on a newer stream"))
         self.generation += 1
         self.outbox = asyncio.Queue()
-        self.inbox = asyncio.Queue()
         self.attached.set()
         self.ever_joined = True
+        if self.pending is not None:  # the decision awaiting an answer, again, with the time left
+            decision = self.pending.message.decision
+            decision.deadline_seconds = max(0.0, self.pending.limit - self.pending.watch.elapsed())
+            self.outbox.put_nowait(self.pending.message)
         return self.generation, self.outbox
 
     def detach(self, generation: int) -> None:
         if generation == self.generation:
             self.attached.clear()
+            if self.outbox is not None:  # the bot stopped sending: its stream ends too
+                self.outbox.put_nowait(Close(grpc.StatusCode.OK, "the bot closed its side of the stream"))
             self.outbox = None
-            self.inbox.put_nowait((time.monotonic(), None))  # wakes a waiting decision
+            if self.inbox.qsize() <= INBOX_LIMIT:  # wakes a waiting decision
+                self.inbox.put_nowait((time.monotonic(), 0.0, None))
 
     def send(self, message: referee_pb2.RefereeMessage) -> None:
         if self.outbox is not None:
             self.outbox.put_nowait(message)
+
+    def close(self, generation: int | None, code: grpc.StatusCode, reason: str) -> None:
+        """End the attached stream (of ``generation``, or whichever it is) with a reason."""
+        if self.outbox is not None and generation in (None, self.generation):
+            self.outbox.put_nowait(Close(code, reason))
+
+    def forfeit(self, reason: str) -> None:
+        """No more messages from this bot: its stream is closed and its inbox freed."""
+        self.closed = reason
+        self.close(None, grpc.StatusCode.OK, reason)
+        self.inbox = asyncio.Queue()
+
+    def handed(self, decision_id: int, lag: LoopLag) -> None:
+        """The decision's message is being handed to the transport: its clock starts."""
+        if self.pending is not None and self.pending.decision_id == decision_id:
+            if self.pending.watch.started is None:
+                self.inbox.put_nowait((time.monotonic(), 0.0, "handed"))  # wakes the decision's wait
+            self.pending.watch.start(time.monotonic(), lag.now())
 
 
 @dataclass
@@ -125,8 +182,13 @@ class Room:
     remote_bots: list[str]
     versions: list[str]  # per seat, for the replay header
     public: list[dict] = field(default_factory=list)  # the public view after every step
-    first_step: int = 0  # the step of public[0] (a finished match keeps only its last view)
-    watchers: list[asyncio.Queue] = field(default_factory=list)
+    # the spectator stream's events, serialized once and shared by every watcher
+    frames: list[bytes] = field(default_factory=list)
+    tick: asyncio.Event = field(default_factory=asyncio.Event)  # set (and replaced) on every new frame
+    end_frame: bytes | None = None
+    live_encoder: FrameEncoder = field(default_factory=FrameEncoder)  # the live replay's frames so far
+    live_replay: tuple[tuple, bytes] | None = None  # ((steps, finished), gzipped public replay) last built
+    replay_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     finished: bool = False
     status: str = "waiting"
     replay_gz: bytes | None = None  # the finished replay with its bot logs, gzipped once
@@ -134,13 +196,20 @@ class Room:
     end_message: referee_pb2.MatchEnd | None = None
     task: asyncio.Task | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)  # set once the replay is stored
-    frames: FrameEncoder | None = None  # the public replay frames, kept only when the creator asked
+    follow_frames: FrameEncoder | None = None  # the public replay frames, kept only when the creator asked
     changed: asyncio.Event = field(default_factory=asyncio.Event)  # replaced each time it fires
 
     def notify(self) -> None:
         """Wake everyone following this room (each waits on the event it saw last)."""
         self.changed.set()
         self.changed = asyncio.Event()
+
+    def add_frame(self, event: referee_pb2.MatchEvent) -> bytes:
+        data = event.SerializeToString()
+        self.frames.append(data)
+        tick, self.tick = self.tick, asyncio.Event()
+        tick.set()
+        return data
 
 
 class RefereeService(referee_pb2_grpc.RefereeServicer):
@@ -152,6 +221,9 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         self.remote_queues: dict[str, list[asyncio.Queue]] = {}  # bot id -> Connect streams
         self.presence = settings.presence or NoPresence()
         self.identity = Identity(settings.referee_id or "referee", settings.advertise)  # set by serve()
+        self.lag = LoopLag()  # the event loop's own lag, never charged to a bot (started by serve)
+        self.match_calls = Quota(WATCHERS_PER_MATCH)  # anonymous WatchMatch/GetReplay per match
+        self.peer_calls = Quota(CALLS_PER_PEER)  # the same, per peer
 
     # ------------------------------------------------------------------ helpers
     def is_operator(self, context: grpc.aio.ServicerContext) -> bool:
@@ -161,8 +233,30 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 return True
         return False
 
+    async def check_version(self, version: int, context: grpc.aio.ServicerContext) -> None:
+        why = version_error(version, PV)
+        if why:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, why)
+
+    @asynccontextmanager
+    async def spectator_slot(self, room: Room, context: grpc.aio.ServicerContext):
+        """A WatchMatch or GetReplay call's place within the per-match and per-peer limits."""
+        if self.is_operator(context):
+            yield
+            return
+        peer = peer_of(context)
+        if self.match_calls.full(room.id):
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"this match already has {self.match_calls.limit} spectator calls open")
+        if self.peer_calls.full(peer):
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"{self.peer_calls.limit} spectator calls already open from {peer}")
+        with self.match_calls.held(room.id), self.peer_calls.held(peer):
+            yield
+
     # ------------------------------------------------------------------ ListGames
     async def ListGames(self, request, context):
+        await self.check_version(request.protocol_version, context)
         games = []
         for game in GAMES.values():
             variants = []
@@ -190,6 +284,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
     async def CreateMatch(self, request, context):
         if not self.is_operator(context):
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, "CreateMatch needs the operator credential")
+        await self.check_version(request.protocol_version, context)
         try:
             game = get_game(request.game)
             options = {k: wire.option_python(v) for k, v in request.options.items()}
@@ -203,16 +298,19 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         seed = request.seed if request.HasField("seed") else draw_seed()
         names = [s.bot or f"seat {i}" for i, s in enumerate(request.seats)]
-        match = Match(game, config, seed, time_control, bot_names=names)
+        match = Match(game, config, seed, time_control, bot_names=names, seed_key=self.settings.seed_key,
+                      remote_seats=[bool(s.remote_bot) for s in request.seats])
         match_id = secrets.token_hex(8)
         tokens = [self.identity.seat_token(secrets.token_hex(24)) for _ in request.seats]  # never starts with "-"
         room = Room(match_id, match, tokens, [Seat() for _ in request.seats],
                     [s.remote_bot for s in request.seats], [s.version for s in request.seats])
         room.public.append(match.state.public_view())
+        room.add_frame(referee_pb2.MatchEvent(protocol_version=PV, step=0,
+                                              public_view=wire.observation_message(game.id, room.public[0])))
         if request.record_frames:  # built as play goes, once, for the creator's FollowMatch
-            room.frames = FrameEncoder()
-            room.frames.add(room.public[0])
-            match.on_step = lambda: room.frames.add(match.state.public_view())
+            room.follow_frames = FrameEncoder()
+            room.follow_frames.add(room.public[0])
+            match.on_step = lambda: room.follow_frames.add(match.state.public_view())
         self.rooms[match_id] = room
         for seat, token in enumerate(tokens):
             self.tokens[token] = (match_id, seat)
@@ -233,6 +331,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
     async def ListConnected(self, request, context):
         if not self.is_operator(context):
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, "ListConnected needs the operator credential")
+        await self.check_version(request.protocol_version, context)
         connected = sorted(bot_id for bot_id, queues in self.remote_queues.items() if queues)
         return referee_pb2.ListConnectedResponse(protocol_version=PV, bot_ids=connected)
 
@@ -242,13 +341,18 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         reason instead of breaking the stream."""
         iterator = request_iterator.__aiter__()
         try:
-            first = referee_pb2.BotMessage.FromString(await iterator.__anext__())
+            raw = await asyncio.wait_for(iterator.__anext__(), HELLO_TIMEOUT)
         except StopAsyncIteration:
             return
+        except asyncio.TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {HELLO_TIMEOUT:g} s")
+        try:
+            first = referee_pb2.BotMessage.FromString(raw)
         except Exception:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
         if first.WhichOneof("message") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+        await self.check_version(first.hello.protocol_version, context)
         found = self.tokens.get(first.hello.seat_token)
         holder = holder_of(first.hello.seat_token)
         if found is None and holder and holder != self.identity.id:  # a fleet's seat sent to the wrong referee
@@ -261,6 +365,11 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         room = self.rooms[found[0]]
         seat_index = found[1]
         seat = room.seats[seat_index]
+        if seat.closed:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, seat.closed)
+        clock = room.match.clocks[seat_index]
+        if clock.lag_quota is None and is_remote_peer(context):  # a bot across a network
+            clock.lag_quota = LagQuota()
         resumed = seat.ever_joined
         generation, outbox = seat.attach()
         yield self.match_start(room, seat_index, resumed).SerializeToString()
@@ -268,10 +377,16 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         try:
             while True:
                 message = await outbox.get()
-                if message is None:
+                if isinstance(message, Close):
+                    if message.code != grpc.StatusCode.OK:
+                        await context.abort(message.code, message.reason)
                     return
-                yield message.SerializeToString()
-                if message.WhichOneof("message") == "end":
+                data = message.SerializeToString()
+                kind = message.WhichOneof("message")
+                if kind == "decision":
+                    seat.handed(message.decision.decision_id, self.lag)
+                yield data
+                if kind == "end":
                     return
         finally:
             reader.cancel()
@@ -280,8 +395,9 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
     async def read_bot(self, room: Room, seat: Seat, generation: int, iterator) -> None:
         try:
             async for raw in iterator:
-                if generation != seat.generation:
+                if generation != seat.generation or seat.closed:
                     return
+                arrived, lag = time.monotonic(), self.lag.now()
                 try:
                     message = referee_pb2.BotMessage.FromString(raw)
                     kind = message.WhichOneof("message")
@@ -290,7 +406,11 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 if kind == "log":
                     room.match.add_bot_log(room.seats.index(seat), message.log.decision_id, message.log.text)
                     continue
-                seat.inbox.put_nowait((time.monotonic(), message if kind == "answer" else "malformed"))
+                if seat.inbox.qsize() >= INBOX_LIMIT:  # answers nobody asked for: bounded, then cut off
+                    seat.close(generation, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                               f"more than {INBOX_LIMIT} answers sent that were not asked for")
+                    return
+                seat.inbox.put_nowait((arrived, lag, message if kind == "answer" else "malformed"))
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             pass
         except Exception:  # a broken stream is a disconnect
@@ -303,7 +423,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         start = referee_pb2.MatchStart(
             protocol_version=PV, match_id=room.id, game=m.config.game, variant=m.config.variant,
             options={k: wire.option_value(v) for k, v in m.config.options.items()}, seat=seat,
-            players=m.config.players, bot_seed=bot_seed(m.seed, seat),
+            players=m.config.players, bot_seed=m.bot_seeds[seat],
             time_control=referee_pb2.TimeControl(move_limit_seconds=m.time_control.move_limit,
                                                  bank_seconds=m.time_control.bank),
             engine_version=m.game.engine_version, referee_version=REFEREE_VERSION,
@@ -327,9 +447,12 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 replies = [(s, reply) for s, (_, reply) in arrivals]
                 before = len(match.log)
                 for fault in match.submit(replies):
-                    room.seats[fault.seat].send(referee_pb2.RefereeMessage(fault=referee_pb2.FaultNotice(
+                    seat = room.seats[fault.seat]
+                    seat.send(referee_pb2.RefereeMessage(fault=referee_pb2.FaultNotice(
                         protocol_version=PV, decision_id=fault.decision, reason=fault.reason,
                         strikes=match.policy.strikes[fault.seat], forfeited=fault.forfeited)))
+                    if fault.forfeited:  # the autopilot plays on: nothing more is read from this bot
+                        seat.forfeit(f"seat {fault.seat} was forfeited ({fault.reason}); the autopilot plays it")
                 self.publish(room, len(match.log) - before)
                 room.notify()
             if match.finished:
@@ -347,8 +470,9 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             pass  # absent seats fault (and are forfeited) like disconnected ones
 
     async def ask(self, room: Room, seat_index: int, request) -> tuple[float, Reply]:
-        """Send one decision and wait for its answer until the deadline; a lost connection gets the
-        grace period to resume (the decision is sent again to the new stream)."""
+        """Send one decision and wait for its answer until the seat's think time (``clock.py``)
+        passes the deadline; a lost connection gets the grace period to resume (the decision is
+        sent again to the new stream, and the time away is not charged)."""
         seat = room.seats[seat_index]
         match = room.match
         game = match.config.game
@@ -359,55 +483,72 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             legal_actions=[referee_pb2.LegalAction(action=wire.action_message(game, a), label=request.label(a))
                            for a in legal],
             deadline_seconds=request.deadline, bank_seconds=request.bank))
-        sent = time.monotonic()
-        deadline = sent + request.deadline
-        if not seat.attached.is_set():
-            if not await self.await_resume(seat):
-                return time.monotonic(), Reply(error="disconnected (not resumed within the grace period)")
-            sent = time.monotonic()
-            deadline = sent + request.deadline
+        watch = Stopwatch(self.lag)
+        limit = request.deadline + match.clocks[seat_index].lag_allowance()
+        grace = self.settings.grace
+        asked = time.monotonic()
+        seat.pending = Pending(request.decision_id, message, watch, limit)
         seat.send(message)
         seat.answered.add(request.decision_id)
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return time.monotonic(), Reply(think_time=time.monotonic() - sent, error="timeout")
-            try:
-                arrived, item = await asyncio.wait_for(seat.inbox.get(), remaining)
-            except asyncio.TimeoutError:
-                return time.monotonic(), Reply(think_time=time.monotonic() - sent, error="timeout")
-            think = arrived - sent
-            if item is None:  # the stream closed: wait for a resume, then ask again
-                if not await self.await_resume(seat):
-                    return arrived, Reply(think_time=think, error="disconnected (not resumed within the grace period)")
-                sent = time.monotonic()
-                deadline = sent + request.deadline
-                seat.send(message)
-                continue
-            if item == "malformed":
-                return arrived, Reply(think_time=think, error="malformed: the message is not a BotMessage")
-            answer = item.answer
-            if answer.decision_id < request.decision_id and answer.decision_id in seat.answered:
-                continue  # a late answer to a decision already settled: its fault was counted
-            if answer.decision_id != request.decision_id:
-                return arrived, Reply(think_time=think,
-                                      error=f"wrong decision id {answer.decision_id} (expected {request.decision_id})")
-            if answer.WhichOneof("choice") == "illegal":  # worded by the match, as in local play
-                return arrived, Reply(returned=answer.illegal[:300], think_time=think)
-            if answer.WhichOneof("choice") == "failure":
-                return arrived, Reply(error=bot_failure_reason(answer.failure), think_time=think)
-            if answer.WhichOneof("choice") == "index":
-                return arrived, Reply(action=answer.index, think_time=think)
-            if answer.WhichOneof("choice") == "action":
-                try:
-                    return arrived, Reply(action=wire.action_json(answer.action), think_time=think)
-                except wire.WireError as exc:
-                    return arrived, Reply(think_time=think, error=f"malformed: {exc}")
-            return arrived, Reply(think_time=think, error="malformed: an Answer with no choice")
-
-    async def await_resume(self, seat: Seat) -> bool:
+        stale = 0
         try:
-            await asyncio.wait_for(seat.attached.wait(), self.settings.grace)
+            while True:
+                if not seat.attached.is_set():
+                    away = time.monotonic()
+                    resumed = grace > 0 and await self.await_resume(seat, grace)
+                    away = time.monotonic() - away
+                    grace -= away
+                    if watch.started is not None:
+                        watch.exclude(away)
+                    if not resumed:
+                        return time.monotonic(), Reply(think_time=watch.elapsed(),
+                                                       error="disconnected (not resumed within the grace period)")
+                    continue  # the new stream was sent the decision
+                if watch.started is None:  # not handed to the transport yet (the stream is backed up)
+                    wait = limit + self.settings.grace - (time.monotonic() - asked)
+                    if wait <= 0:
+                        return time.monotonic(), Reply(think_time=limit, error="timeout")
+                else:
+                    wait = limit - watch.elapsed()
+                    if wait <= 0:
+                        return time.monotonic(), Reply(think_time=watch.elapsed(), error="timeout")
+                try:
+                    arrived, lag, item = await asyncio.wait_for(seat.inbox.get(), wait)
+                except asyncio.TimeoutError:
+                    continue  # measured again: the referee's own lag is not the bot's time
+                if item is None or item == "handed":  # a stream closed (wait for a resume), or the clock started
+                    continue
+                think = watch.elapsed(arrived, lag)
+                if item == "malformed":
+                    return arrived, Reply(think_time=think, error="malformed: the message is not a BotMessage")
+                answer = item.answer
+                if answer.decision_id < request.decision_id and answer.decision_id in seat.answered:
+                    stale += 1  # a late answer to a decision already settled: its fault was counted
+                    if stale > INBOX_LIMIT:  # ... but not a stream of them
+                        seat.close(None, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                   f"more than {INBOX_LIMIT} answers to decisions already settled")
+                    continue
+                if answer.decision_id != request.decision_id:
+                    return arrived, Reply(think_time=think,
+                                          error=f"wrong decision id {answer.decision_id} (expected {request.decision_id})")
+                if answer.WhichOneof("choice") == "illegal":  # worded by the match, as in local play
+                    return arrived, Reply(returned=answer.illegal[:300], think_time=think)
+                if answer.WhichOneof("choice") == "failure":
+                    return arrived, Reply(error=bot_failure_reason(answer.failure), think_time=think)
+                if answer.WhichOneof("choice") == "index":
+                    return arrived, Reply(action=answer.index, think_time=think)
+                if answer.WhichOneof("choice") == "action":
+                    try:
+                        return arrived, Reply(action=wire.action_json(answer.action), think_time=think)
+                    except wire.WireError as exc:
+                        return arrived, Reply(think_time=think, error=f"malformed: {exc}")
+                return arrived, Reply(think_time=think, error="malformed: an Answer with no choice")
+        finally:
+            seat.pending = None
+
+    async def await_resume(self, seat: Seat, grace: float) -> bool:
+        try:
+            await asyncio.wait_for(seat.attached.wait(), grace)
             return True
         except asyncio.TimeoutError:
             return False
@@ -418,15 +559,11 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             return
         # views in between were not observable live; the replay re-derives every step. A room that
         # records frames has just built this view: it is not built twice
-        view = room.frames.previous if room.frames is not None else room.match.state.public_view()
+        view = room.follow_frames.previous if room.follow_frames is not None else room.match.state.public_view()
         for _ in range(steps):
             room.public.append(view)
-        if not room.watchers:  # the typed event is built only for someone who reads it
-            return
-        event = referee_pb2.MatchEvent(protocol_version=PV, step=room.first_step + len(room.public) - 1,
-                                       public_view=wire.observation_message(room.match.config.game, view))
-        for queue in room.watchers:
-            queue.put_nowait(event)
+        room.add_frame(referee_pb2.MatchEvent(protocol_version=PV, step=len(room.public) - 1,
+                                              public_view=wire.observation_message(room.match.config.game, view)))
 
     async def finish(self, room: Room) -> None:
         """Tell the seats first (their bots may exit at once), then build and store the replay off
@@ -461,18 +598,19 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 await asyncio.to_thread(self.store_replay, room.id, room.replay_gz)
             except Exception:  # never leave the followers hanging: the result stands, without a replay
                 log.exception("match %s: the replay could not be built", room.id)
-        room.first_step += len(room.public) - 1
+        steps = len(room.public) - 1
         room.public = room.public[-1:]
+        room.live_encoder = FrameEncoder()
         match.log = []
         match.on_step = None
         room.finished = True
         room.done.set()
         room.notify()
         self.forget_old_rooms()
-        event = referee_pb2.MatchEvent(protocol_version=PV, step=room.first_step, finished=True,
-                                       end=room.end_message)
-        for queue in room.watchers:
-            queue.put_nowait(event)
+        last = room.frames[-1]
+        room.end_frame = room.add_frame(referee_pb2.MatchEvent(protocol_version=PV, step=steps,
+                                                               finished=True, end=room.end_message))
+        room.frames = [last, room.end_frame]  # watchers still following keep the whole list
 
     def store_replay(self, match_id: str, data: bytes) -> None:
         if self.settings.replay_dir:
@@ -491,6 +629,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         which is closed with ABORTED and says why. Its token is checked again every
         ``RECHECK_SECONDS``: once revoked (or its bot switched off) the stream closes with
         UNAUTHENTICATED."""
+        await self.check_version(request.protocol_version, context)
         bot_id = await asyncio.to_thread(self.verifier, request.api_token)  # it may do I/O
         if not bot_id:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked API token")
@@ -544,58 +683,65 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
 
     # ------------------------------------------------------------------ WatchMatch
     async def WatchMatch(self, request, context):
+        """Raw-bytes responses: every watcher is sent the same frames, serialized once."""
+        await self.check_version(request.protocol_version, context)
         room = self.rooms.get(request.match_id)
         if room is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
-        queue: asyncio.Queue = asyncio.Queue()
-        game = room.match.config.game
-        for step, view in enumerate(list(room.public), room.first_step):
-            yield referee_pb2.MatchEvent(protocol_version=PV, step=step,
-                                         public_view=wire.observation_message(game, view))
-        if room.finished:
-            yield referee_pb2.MatchEvent(protocol_version=PV, step=room.first_step, finished=True,
-                                         end=room.end_message)
-            return
-        room.watchers.append(queue)
-        try:
+        async with self.spectator_slot(room, context):
+            frames, sent = room.frames, 0
             while True:
-                event = await queue.get()
-                yield event
-                if event.finished:
-                    return
-        finally:
-            room.watchers.remove(queue)
+                tick = room.tick
+                while sent < len(frames):  # a slow reader waits on its own stream: nothing piles up here
+                    data = frames[sent]
+                    sent += 1
+                    yield data
+                    if data is room.end_frame:
+                        return
+                await tick.wait()
 
     # ------------------------------------------------------------------ GetReplay
     async def GetReplay(self, request, context):
+        await self.check_version(request.protocol_version, context)
         room = self.rooms.get(request.match_id)
         if room is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
-        if room.end_message is not None:  # over: the replay is being written, it is worth the wait
-            await room.done.wait()
-        data = None
-        if room.replay_gz is not None:
-            logs = await self.visible_logs(room, request, context)
-            if logs is None:  # the operator: the replay as built
-                data = room.replay_gz
-            else:
-                replay = json.loads(await asyncio.to_thread(gzip.decompress, room.replay_gz))
-                replay["bot_logs"] = logs
-        elif room.finished:  # aborted: no replay, the public part only
-            replay = {"header": {"format": FORMAT, "format_version": FORMAT_VERSION, "game": room.match.config.game},
-                      "public": encode_frames(list(room.public)), "status": room.status}
-        else:  # live: the public part only, no seed, no seat views
-            m = room.match
-            replay = {"header": {"format": FORMAT, "format_version": FORMAT_VERSION, "game": m.config.game,
-                                 "variant": m.config.variant, "players": m.config.players,
-                                 "options": m.config.options, "engine_version": m.game.engine_version,
-                                 "live": True},
-                      "public": encode_frames(list(room.public)), "status": room.status}
-        if data is None:
-            data = pack(replay)
-        for start in range(0, len(data), REPLAY_CHUNK):
-            yield referee_pb2.ReplayChunk(protocol_version=PV, data=data[start:start + REPLAY_CHUNK],
-                                          last=start + REPLAY_CHUNK >= len(data))
+        async with self.spectator_slot(room, context):
+            if room.end_message is not None:  # over: the replay is being written, it is worth the wait
+                await room.done.wait()
+            if room.replay_gz is not None:
+                logs = await self.visible_logs(room, request, context)
+                data = room.replay_gz  # the operator's: as built, every bot log line in it
+                if logs is not None:  # anyone else: the lines they may read (none, or their bot's)
+                    data = await asyncio.to_thread(with_logs, room.replay_gz, logs)
+            else:  # live or aborted: the public part only, no seed, no seat views
+                data = await self.public_replay(room)
+            for start in range(0, len(data), REPLAY_CHUNK):
+                yield referee_pb2.ReplayChunk(protocol_version=PV, data=data[start:start + REPLAY_CHUNK],
+                                              last=start + REPLAY_CHUNK >= len(data))
+
+    async def public_replay(self, room: Room) -> bytes:
+        """The public replay of a live (or aborted) match, built at most once per step, off the
+        event loop, however many clients ask; its frames are encoded as the match goes."""
+        async with room.replay_lock:
+            key = (len(room.public), room.finished)
+            if room.live_replay is None or room.live_replay[0] != key:
+                m = room.match
+                header = {"format": FORMAT, "format_version": FORMAT_VERSION, "game": m.config.game}
+                if not room.finished:
+                    header.update(variant=m.config.variant, players=m.config.players, options=m.config.options,
+                                  engine_version=m.game.engine_version, live=True)
+                encoder = room.live_encoder
+                new_views = room.public[len(encoder.frames):]
+                status = room.status
+
+                def build() -> bytes:
+                    for view in new_views:
+                        encoder.add(view)
+                    return pack({"header": header, "public": encoder.frames, "status": status})
+
+                room.live_replay = (key, await asyncio.to_thread(build))
+            return room.live_replay[1]
 
     # ------------------------------------------------------------------ FollowMatch
     async def FollowMatch(self, request, context):
@@ -607,7 +753,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         sent = 0
         while True:
             changed = room.changed  # taken before looking, so no change between is missed
-            frames = room.frames.frames if room.frames is not None else []
+            frames = room.follow_frames.frames if room.follow_frames is not None else []
             if len(frames) > sent:
                 batch = [json.dumps(frame, separators=(",", ":")) for frame in frames[sent:]]
                 yield referee_pb2.MatchProgress(protocol_version=PV, first_step=sent, frames=batch)
@@ -621,7 +767,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                     pass
             if room.changed is changed and not room.finished:
                 await changed.wait()
-        room.frames = None  # delivered: the replay holds them from now on
+        room.follow_frames = None  # delivered: the replay holds them from now on
         data = room.replay_gz or b""
         yield referee_pb2.MatchProgress(protocol_version=PV, end=room.end_message, last=not data)
         for start in range(0, len(data), REPLAY_CHUNK):
@@ -653,8 +799,7 @@ def method_handlers(service: RefereeService) -> dict[str, grpc.RpcMethodHandler]
             service.Connect, pb.ConnectRequest.FromString, pb.MatchOffer.SerializeToString),
         "ListConnected": grpc.unary_unary_rpc_method_handler(
             service.ListConnected, pb.ListConnectedRequest.FromString, pb.ListConnectedResponse.SerializeToString),
-        "WatchMatch": grpc.unary_stream_rpc_method_handler(
-            service.WatchMatch, pb.WatchMatchRequest.FromString, pb.MatchEvent.SerializeToString),
+        "WatchMatch": grpc.unary_stream_rpc_method_handler(service.WatchMatch, pb.WatchMatchRequest.FromString, None),
         "GetReplay": grpc.unary_stream_rpc_method_handler(
             service.GetReplay, pb.GetReplayRequest.FromString, pb.ReplayChunk.SerializeToString),
         "FollowMatch": grpc.unary_stream_rpc_method_handler(
@@ -664,14 +809,13 @@ def method_handlers(service: RefereeService) -> dict[str, grpc.RpcMethodHandler]
 
 async def serve(host: str, port: int, unix: str | None, settings: Settings,
                 ready: asyncio.Future | None = None) -> None:
-    server = grpc.aio.server()
+    server = grpc.aio.server(options=SERVER_OPTIONS)
     service = RefereeService(settings)
+    service.lag.start()
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, method_handlers(service)),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name, health.SERVICE_NAME,
-         reflection.SERVICE_NAME), server)
+    enable_reflection(server)
     addresses = []
     bound = None
     if port is not None and port >= 0:
@@ -697,6 +841,19 @@ async def serve(host: str, port: int, unix: str | None, settings: Settings,
     await server.wait_for_termination()
 
 
+def enable_reflection(server: grpc.aio.Server) -> None:
+    """Server reflection as ``grpc.reflection.v1`` and ``v1alpha``: the two are the same messages
+    under two names, so one servicer answers both (grpcio-reflection registers only v1alpha)."""
+    names = (SERVICE, health.SERVICE_NAME, REFLECTION_V1, reflection.SERVICE_NAME)
+    servicer = reflection.aio.ReflectionServicer(names)
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    v1 = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo, reflection_pb2.ServerReflectionRequest.FromString,
+        reflection_pb2.ServerReflectionResponse.SerializeToString)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(REFLECTION_V1,
+                                                                           {"ServerReflectionInfo": v1}),))
+
+
 async def exit_with_parent(server: grpc.aio.Server) -> None:
     """A private referee (started by a worker or the CLI) stops when the process that started it is
     gone, even if that process was killed with no chance to clean up."""
@@ -716,4 +873,5 @@ def settings_from_env(verifier_spec: str | None, replay_dir: str | None, referee
         grace=float(os.environ.get("PARLOUR_RECONNECT_GRACE", DEFAULT_GRACE)),
         decision_cap=int(os.environ.get("PARLOUR_DECISION_CAP", DEFAULT_DECISION_CAP)),
         replay_dir=Path(replay_dir) if replay_dir else None,
+        seed_key=platform_seed_key(),
     )

@@ -119,8 +119,8 @@ def provoke_play_failed_precondition(referee) -> grpc.StatusCode:
     return play_raw(referee, [bot_message(hello=referee_pb2.Hello(protocol_version=1, seat_token=elsewhere))])
 
 
-def provoke_play_ok(referee) -> grpc.StatusCode:
-    """A second Hello takes the seat over: the first stream ends OK, with no MatchEnd."""
+def provoke_play_aborted(referee) -> grpc.StatusCode:
+    """A second Hello takes the seat over: the first stream is closed with a reason, no MatchEnd."""
     from referee_process import RawSeat
 
     created = referee.create("tussie-mussie", 2, seed=3)
@@ -181,7 +181,7 @@ PROVOKE = {
     ("CreateMatch", "INVALID_ARGUMENT"): provoke_create_match_invalid_argument,
     ("Play", "INVALID_ARGUMENT"): provoke_play_invalid_argument,
     ("Play", "UNAUTHENTICATED"): provoke_play_unauthenticated,
-    ("Play", "OK"): provoke_play_ok,
+    ("Play", "ABORTED"): provoke_play_aborted,
     ("Play", "FAILED_PRECONDITION"): provoke_play_failed_precondition,
     ("Connect", "UNAUTHENTICATED"): provoke_connect_unauthenticated,
     ("ListConnected", "PERMISSION_DENIED"): provoke_list_connected_permission_denied,

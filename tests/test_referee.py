@@ -117,13 +117,21 @@ def test_sleeping_bot_gets_default_strikes_then_forfeit(referee) -> None:
     created = referee.create("tussie-mussie", 2, seed=4, move_limit=0.2, bank=0.0)
     other = bot_process(referee.address, created.seat_tokens[1])
     sleeper = RawSeat(referee.address, created.seat_tokens[0])
-    end = play_raw_to_end(sleeper, lambda decision: None)  # never answers
-    assert other.wait(60) == 0
+    while sleeper.next() is not None:  # never answers; the forfeited seat's stream is closed
+        pass
+    assert sleeper.error is None, "closed normally, after the notice that says why"
     notices = faults_of(sleeper)
     assert len(notices) == 3 and all(n.reason.startswith("timeout") for n in notices)
     assert [n.forfeited for n in notices] == [False, False, True]
-    assert [s.status for s in end.seats] == ["forfeited", "ok"]
-    assert end.seats[0].fault_counts["timeout"] == 3
+    assert sleeper.received[-1].WhichOneof("message") == "fault"
+    assert other.wait(60) == 0
+    end = json.loads(other.stdout.read())
+    assert end["statuses"] == ["forfeited", "ok"]
+    assert end["fault_counts"][0]["timeout"] == 3
+    again = RawSeat(referee.address, created.seat_tokens[0])  # (the match is over: the token is void too)
+    assert again.next() is None and again.error.code() in (grpc.StatusCode.FAILED_PRECONDITION,
+                                                            grpc.StatusCode.UNAUTHENTICATED)
+    again.close()
     replay = referee.replay(created.match_id)
     sources = [e["source"] for e in replay["log"] if e["seat"] == 0]
     assert sources[:3] == ["default"] * 3 and set(sources[3:]) == {"autopilot"}
@@ -231,7 +239,8 @@ def test_a_second_hello_on_a_live_seat_takes_it_over_with_the_pending_decision(r
     pending = first.next().decision
     second = RawSeat(referee.address, created.seat_tokens[0])
     assert second.next().start.resumed is True
-    assert first.next() is None and first.error is None, "the old stream ends cleanly"
+    assert first.next() is None and first.error.code() == grpc.StatusCode.ABORTED, "the old stream is closed"
+    assert "resumed on a newer stream" in first.error.details()
     again = second.next(5.0)
     assert again.WhichOneof("message") == "decision" and again.decision.decision_id == pending.decision_id
     second.answer_index(again.decision.decision_id, 0)

@@ -297,7 +297,7 @@ def test_no_secrets_no_other_files_no_other_processes(referee, tmp_path, monkeyp
     for name in ("settings", "secret-key", "database", "other-bot", "shadow", "init-environ", "root-home"):
         assert probes["read-" + name].startswith("blocked"), (name, probes)
     assert probes["other-processes"].startswith("blocked")
-    assert probes["token-holders"] == "0"  # the seat token comes on stdin, never on a command line
+    assert probes["token-holders"] == "0"  # not even its own: the seat relay holds the token
     assert probes["environment"] == "HOME,LANG,PATH"
     assert not {"bin", "sbin", "share"} & set(probes["usr"].split(","))  # the system's libraries only
     assert not any(secret in line for line in outcome.lines)
@@ -408,11 +408,82 @@ def test_the_referee_refuses_forged_tokens_and_operator_calls(referee, tmp_path)
                 probe("create-match", lambda: refused_with_code(create))
     ''')
     probes = outcome.probes()
-    for name in ("forged-seat-token", "create-match"):
-        verdict = probes[name]
-        assert verdict.startswith("blocked") and ("UNAUTHENTICATED" in verdict or "PERMISSION_DENIED" in verdict), \
-            probes
+    assert probes["forged-seat-token"] == "blocked PermissionError: UNAUTHENTICATED", probes
+    assert probes["create-match"] == "blocked PermissionError: UNIMPLEMENTED", probes  # its relay serves Play only
     assert outcome.statuses[0] == "ok"
+
+
+def test_a_sandboxed_bot_reaches_only_play_for_its_own_seat(referee, tmp_path):
+    """The audit's attack: from inside its sandbox, a bot opens spectator streams (and every other
+    call) through the socket it is given, by thousands, while another match plays beside it. Every
+    call is refused at its relay; the match beside it keeps its normal think times."""
+    beside: dict = {}
+
+    def play_beside() -> None:
+        time.sleep(1.0)  # while the flood runs
+        beside["replay"] = play_via_referee(referee, GAME, "standard", {}, 3, TimeControl(1.0, 0.0),
+                                            ["random", "random"], ["a", "b"], timeout=120)
+
+    thread = threading.Thread(target=play_beside)
+    thread.start()
+    outcome = play(referee, tmp_path, '''
+        import threading
+        import grpc
+        from parlour.v1 import referee_pb2, referee_pb2_grpc
+        from referee import wire
+
+        class Hostile(RandomBot):
+            def on_match_start(self, game, seat, options, seed):
+                channel = grpc.insecure_channel("unix:/run/parlour/referee.sock")
+                stub = referee_pb2_grpc.RefereeStub(channel)
+                PV = wire.PROTOCOL_VERSION
+                codes = {{}}
+                def attempt(name, call):
+                    try:
+                        result = call()
+                        if hasattr(result, "__next__"):
+                            next(result)
+                        codes[name] = "open"
+                    except grpc.RpcError as exc:
+                        codes[name] = exc.code().name
+                attempt("watch", lambda: stub.WatchMatch(referee_pb2.WatchMatchRequest(protocol_version=PV,
+                                                                                     match_id="x"), timeout=5))
+                attempt("replay", lambda: stub.GetReplay(referee_pb2.GetReplayRequest(protocol_version=PV,
+                                                                                    match_id="x"), timeout=5))
+                attempt("list-games", lambda: stub.ListGames(referee_pb2.ListGamesRequest(protocol_version=PV),
+                                                             timeout=5))
+                attempt("connect", lambda: stub.Connect(referee_pb2.ConnectRequest(protocol_version=PV,
+                                                                                 api_token="x"), timeout=5))
+                for name, verdict in sorted(codes.items()):
+                    print(f"PROBE {{name}} {{verdict}}", flush=True)
+                opened, refused = [0], [0]
+                def flood():
+                    end = time.time() + 4
+                    while time.time() < end:
+                        try:
+                            next(stub.WatchMatch(referee_pb2.WatchMatchRequest(protocol_version=PV, match_id="x"),
+                                                 timeout=5))
+                            opened[0] += 1
+                        except grpc.RpcError:
+                            refused[0] += 1
+                threads = [threading.Thread(target=flood) for _ in range(4)]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+                print(f"PROBE flood opened={{opened[0]}} refused={{refused[0]}}", flush=True)
+    ''', time_control=TimeControl(2.0, 30.0))
+    thread.join()
+    probes = outcome.probes()
+    for name in ("watch", "replay", "list-games", "connect"):
+        assert probes[name] == "UNIMPLEMENTED", probes
+    flood = dict(part.split("=") for part in probes["flood"].split())
+    assert flood["opened"] == "0" and int(flood["refused"]) > 100, probes
+    assert outcome.statuses[0] == "ok"
+    replay = beside["replay"]
+    assert replay["result"]["statuses"] == ["ok", "ok"]
+    thinks = sorted(e["think_ms"] for e in replay["log"] if e["source"] == "bot")
+    assert thinks[len(thinks) // 2] < 100, "a random bot's decision takes a few milliseconds"
 
 
 def test_through_a_relay_where_the_referee_has_only_a_tcp_port(referee, tmp_path):

@@ -2,11 +2,15 @@
 
 ``Sandbox(spec, referee_socket).start()`` runs ``python -m bots_sdk serve-seats`` for the bot
 inside the isolation of ``launch.py`` (namespaces, uid nobody, read-only minimal root) and a
-cgroup of its own (``cgroups.py``), with the limits of ``limits.py``; ``close()`` kills every
-process it started and reports what happened. ``feed(token)`` hands the bot its next seat on its
-stdin (a seat token never appears on a command line); a sandbox made with a ``seat_token`` is fed
-that one and plays one match. ``support()`` (``support.py``) says once per process what this
-machine allows; where the full isolation is refused, uploaded bots run only if the operator sets ``PARLOUR_SANDBOX=weak`` (rlimits, an emptied environment, a new session and, where
+cgroup of its own (``cgroups.py``), with the limits of ``limits.py``. The bot reaches the referee
+only through a ``SeatRelay`` (``relay.py``): ``Play`` and nothing else, the seat token written into
+the Hello by the relay, so the bot's process never holds a token (none on a command line, in an
+environment or on its stdin). ``feed(token)`` hands the bot its next seat: the relay takes the
+token and the bot a line on its stdin saying "play the next seat"; a sandbox made with a
+``seat_token`` is fed that one and plays one match. ``close()`` kills every process it started
+and reports what happened. ``support()`` (``support.py``) says once per process what this
+machine allows; where the full isolation is refused, uploaded bots run only if the
+operator sets ``PARLOUR_SANDBOX=weak`` (rlimits, an emptied environment, a new session and, where
 the kernel allows, no network; the bot's uid is kept); ``PARLOUR_SANDBOX=off`` runs no uploaded
 bot anywhere.
 """
@@ -28,6 +32,7 @@ from .bot_folder import folder_bytes
 from .cgroups import SandboxCgroup
 from .kernel import LAUNCH_FAILED
 from .limits import MiB, SandboxLimits, set_rlimits
+from .relay import SeatRelay
 from .support import SandboxUnavailable, Support, support
 
 SANDBOX_SOCKET = "/run/parlour/referee.sock"  # where the bot finds the referee inside the sandbox
@@ -107,6 +112,7 @@ class Sandbox:
         self.process: subprocess.Popen | None = None
         self.cgroup: SandboxCgroup | None = None
         self.mode = "full"
+        self.relay: SeatRelay | None = None
         self._readers: list[_BoundedReader] = []
         self.seats_fed = 0
 
@@ -125,6 +131,7 @@ class Sandbox:
         return root, f"/bot/{path.relative_to(root)}:{class_name}"
 
     def _serve_command(self, spec: str, folders: list[str], socket: str) -> list[str]:
+        # no seat token: the relay behind ``socket`` adds it to each Hello
         command = [sys.executable, "-I", "-m", "bots_sdk", "serve-seats", spec, "--referee", f"unix:{socket}",
                    "--capture-output", str(self.limits.output_bytes)]
         for folder in folders:
@@ -137,6 +144,8 @@ class Sandbox:
         if mode == "refused":
             raise SandboxUnavailable(support().describe())
         self.mode = mode
+        if self.referee_socket and self.command is None:
+            self.relay = SeatRelay(f"unix:{self.referee_socket}", self.seat_token)
         if mode == "weak":
             self._start_weak()
         else:
@@ -150,8 +159,11 @@ class Sandbox:
             self.process.stdin.close()
 
     def feed(self, seat_token: str) -> None:
-        """Give the bot its next seat to play (it plays its seats one after another)."""
-        self.process.stdin.write(seat_token.encode() + b"\n")
+        """Give the bot its next seat to play (it plays its seats one after another): the relay
+        holds the token, the bot reads only "the next seat" (``-``) on its stdin."""
+        if self.relay is not None:
+            self.relay.next_seat(seat_token)
+        self.process.stdin.write((b"-" if self.relay is not None else seat_token.encode()) + b"\n")
         self.process.stdin.flush()
         self.seats_fed += 1
 
@@ -170,7 +182,7 @@ class Sandbox:
             "cgroups": [str(p) for p in self.cgroup.paths],
             "read_only": sandbox_paths(),
             "bot_dir": str(bot_dir) if bot_dir else "/nonexistent",
-            "referee_socket": self.referee_socket or os.devnull,
+            "referee_socket": self.relay.path if self.relay else os.devnull,
             "root_bytes": self.limits.bot_bytes + 8 * MiB,
             "scratch_bytes": self.limits.scratch_bytes,
             "rlimits": self.limits.rlimits(),
@@ -197,7 +209,7 @@ class Sandbox:
         path = Path(path_text).resolve()
         roots = [str(Path(self.bot_root).resolve())] if self.bot_root else []
         folders = list(dict.fromkeys([str(path.parent), *roots]))
-        command = self._serve_command(f"{path}:{class_name}", folders, self.referee_socket)
+        command = self._serve_command(f"{path}:{class_name}", folders, self.relay.path)
         # no cgroup here: the address space is the nearest limit (loose, since gRPC reserves much
         # virtual memory it never touches)
         rlimits = dict(self.limits.rlimits(), RLIMIT_AS=4 * self.limits.memory_bytes)
@@ -240,6 +252,8 @@ class Sandbox:
             self.cgroup.remove()
         if running:
             code = self.process.wait()
+        if self.relay is not None:
+            self.relay.close()
         if code is not None and code < 0:  # Popen's way of saying "killed by a signal" (weak mode)
             code = 128 - code
         for reader in self._readers:

@@ -7,6 +7,8 @@ what happened in rounds 1-2, and a bot's seed reveals nothing about the cards.
 from __future__ import annotations
 
 import hashlib
+import hmac
+import os
 import random
 
 SEED_BITS = 63
@@ -17,6 +19,20 @@ def derive_seed(seed: int, *labels: object) -> int:
     text = "\x1f".join([str(int(seed)), *(str(label) for label in labels)])
     digest = hashlib.sha256(text.encode()).digest()
     return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
+
+
+def keyed_seed(key: bytes, seed: int, *labels: object) -> int:
+    """Like ``derive_seed``, but an HMAC under the platform's secret ``key``: whoever sees the
+    result cannot search small seeds for the one that gives it."""
+    text = "\x1f".join([str(int(seed)), *(str(label) for label in labels)])
+    digest = hmac.new(key, text.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
+
+
+def platform_seed_key() -> bytes | None:
+    """The platform's secret seed key, ``PARLOUR_SEED_KEY`` (None where unset: local play)."""
+    key = os.environ.get("PARLOUR_SEED_KEY", "")
+    return key.encode() if key else None
 
 
 def stream(seed: int, *labels: object) -> random.Random:

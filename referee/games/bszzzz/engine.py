@@ -284,6 +284,9 @@ class BszzzzState(GameState):
         self._legal[seat] = cached
         return cached
 
+    def arrival_order_matters(self) -> bool:
+        return self.arrival
+
     def to_move(self) -> list[int]:
         return list(self.waiting)
 

@@ -1,0 +1,77 @@
+"""What any one client may cost the referee: the bounds that keep one bot or spectator from hurting
+the matches beside it (``docs/security.md``).
+
+Every bound is per seat, per match or per peer (a peer is a client's network address without its
+port; every client of the Unix socket is one peer). Operator calls are not limited.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+from contextlib import contextmanager
+from collections.abc import Iterator
+
+import grpc
+
+MAX_MESSAGE_BYTES = 256 * 1024  # any one message a client sends (an Answer is a few bytes)
+HELLO_TIMEOUT = float(os.environ.get("PARLOUR_HELLO_TIMEOUT", 10.0))  # seconds to send Hello on Play
+INBOX_LIMIT = 8  # a seat's messages read but not yet looked at; beyond it its stream is closed
+MAX_STREAMS_PER_CONNECTION = 100  # concurrent calls on one HTTP/2 connection
+WATCHERS_PER_MATCH = int(os.environ.get("PARLOUR_WATCHERS_PER_MATCH", 64))  # WatchMatch + GetReplay
+CALLS_PER_PEER = int(os.environ.get("PARLOUR_SPECTATOR_CALLS_PER_PEER", 32))  # the same, per peer
+
+# idle connections: closed after this long without a call; keepalive pings find half-open ones
+SERVER_OPTIONS = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
+    ("grpc.max_connection_idle_ms", 300_000),
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+]
+
+
+def peer_of(context: grpc.aio.ServicerContext) -> str:
+    """The client's address without its port ("ipv4:10.0.0.7", "ipv6:[::1]", "unix")."""
+    peer = context.peer() or ""
+    if peer.startswith("unix"):
+        return "unix"
+    kind, _, address = peer.partition(":")
+    host = address.rpartition(":")[0] if address.count(":") and not address.endswith("]") else address
+    return f"{kind}:{host}"
+
+
+def is_remote_peer(context: grpc.aio.ServicerContext) -> bool:
+    """A TCP client from another machine (not loopback, not the Unix socket)."""
+    peer = peer_of(context)
+    return not (peer == "unix" or peer.startswith(("ipv4:127.", "ipv6:[::1]", "ipv6:[::ffff:127.")))
+
+
+class Quota:
+    """Concurrent calls counted per key (a match, a peer)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.counts: Counter[str] = Counter()
+
+    def full(self, key: str) -> bool:
+        return self.counts[key] >= self.limit
+
+    @contextmanager
+    def held(self, key: str) -> Iterator[None]:
+        self.counts[key] += 1
+        try:
+            yield
+        finally:
+            self.counts[key] -= 1
+            if self.counts[key] <= 0:
+                del self.counts[key]
+
+
+def version_error(version: int, expected: int) -> str | None:
+    """Why a message's ``protocol_version`` is refused (None: accepted; 0 means unset)."""
+    if version in (0, expected):
+        return None
+    return (f"protocol_version {version} is not supported: this referee speaks protocol {expected} "
+            f"(see docs/protocol.md)")
