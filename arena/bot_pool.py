@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from referee.client import RefereeClient, SeatOutcome
 
 from . import sandbox_reaper
-from .supervise import die_with_parent
 
 SANDBOX_REUSE_MATCHES = int(os.environ.get("PARLOUR_SANDBOX_REUSE_MATCHES", 25))
 SANDBOX_REUSE_MINUTES = float(os.environ.get("PARLOUR_SANDBOX_REUSE_MINUTES", 10))
@@ -70,9 +69,11 @@ class WarmBot:
                                     [str(p) for p in self.sandbox.cgroup.paths] if self.sandbox.cgroup else [],
                                     self.sandbox.mode)
         else:
+            # no parent-death signal (it fires when the *thread* that started the process ends): a
+            # house bot ends when its stdin closes, which the death of its worker does
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "bots_sdk", "serve-seats", key.spec, "--referee", referee.address],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, preexec_fn=die_with_parent)
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
 
     @property
     def pid(self) -> int:

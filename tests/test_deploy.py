@@ -34,7 +34,7 @@ from test_arena_e2e import POSTGRES, check_recorded_once, hand_standings, redis_
 COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
 # what an operator's .env gives compose
 DOTENV = {"PARLOUR_OPERATOR_TOKEN": secrets.token_urlsafe(12), "DJANGO_SECRET_KEY": secrets.token_urlsafe(32),
-          "POSTGRES_PASSWORD": "unused-trust"}
+          "PARLOUR_SEED_KEY": secrets.token_urlsafe(32), "POSTGRES_PASSWORD": "unused-trust"}
 # the operator's tunables for a short test: a ladder of one game ticking every second, retries soon
 TUNING = {"PARLOUR_LADDER_GAMES": "tussie-mussie", "PARLOUR_LADDER_EVERY": "1", "PARLOUR_LADDER_OPEN": "2",
           "PARLOUR_LADDER_HOUSE_BOTS": "random,greedy", "PARLOUR_RETRY_MAX_DELAY": "2", "PARLOUR_WORKERS": "2",
