@@ -11,7 +11,6 @@ import logging
 import os
 import signal
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -71,33 +70,13 @@ def cgroup_pids(path: Path) -> set[int]:
         return set()
 
 
-def kill_cgroups(paths: list[Path], timeout: float = 5.0) -> None:
-    """Kill every process in the cgroups (frozen first where a freezer exists), then remove them."""
-    freezer = next((p for p in paths if p.parent.parent.name == "freezer" and p.exists()), None)
-    deadline = time.monotonic() + timeout
-    while True:
-        if freezer is not None:
-            (freezer / "freezer.state").write_text("FROZEN")
-        pids = set().union(*(cgroup_pids(p) for p in paths)) if paths else set()
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        if freezer is not None:
-            (freezer / "freezer.state").write_text("THAWED")
-        if not pids or time.monotonic() > deadline:
-            break
-        time.sleep(0.02)
-    for path in paths:
-        for _ in range(100):
-            try:
-                path.rmdir()
-                break
-            except FileNotFoundError:
-                break
-            except OSError:  # the last processes are still exiting
-                time.sleep(0.02)
+def kill_cgroups(paths: list[Path]) -> None:
+    """Kill every process in the cgroups, then remove them (the sandbox's own sweep)."""
+    from bots_sdk.sandbox.cgroups import SandboxCgroup
+
+    cgroup = SandboxCgroup.existing(paths)
+    if cgroup.paths:
+        cgroup.remove()
 
 
 def reap(entry: dict[str, Any]) -> None:

@@ -63,6 +63,15 @@ class SandboxCgroup:
         (path / "cpu.max").write_text(f"{int(cpus * 100_000)} 100000")
         self.paths.append(path)
 
+    @classmethod
+    def existing(cls, paths: list[Path]) -> SandboxCgroup:
+        """A sandbox's cgroup that is already there (one left by a dead worker), to kill and remove;
+        nothing is created."""
+        cgroup = cls.__new__(cls)
+        cgroup.paths = [path for path in paths if path.exists()]
+        cgroup.version = version()
+        return cgroup
+
     def pids(self) -> set[int]:
         found: set[int] = set()
         for path in self.paths:
