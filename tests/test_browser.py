@@ -216,7 +216,7 @@ def test_a_bug_named_a_challenge_opened_live_and_a_revoked_remote_bot_disconnect
     page.select_option("select[name=opponents]", ["house:greedy"])
     page.click("form:has(select[name=opponents]) [type=submit]")
     page.wait_for_load_state()
-    assert re.search(r"/matches/\d+/$", page.url), page.url
+    assert re.search(r"/matches/\d+/(#.*)?$", page.url), page.url
     wait_until(lambda: step_count(page) > 0)
 
     # a remote bot at the address the site gives, then its token revoked: disconnected within seconds
