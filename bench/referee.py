@@ -143,27 +143,33 @@ async def main():
             print(f"{len(started)} seats started, {len(ends)} of {len(tokens)} ended", file=sys.stderr, flush=True)
 
     reporter = asyncio.get_running_loop().create_task(progress())
-    results = await asyncio.gather(*(seat(channels[i // SEATS_PER_CONNECTION], t, ends) for i, t in enumerate(tokens)),
-                                   return_exceptions=True)
+    tasks = [asyncio.ensure_future(seat(channels[i // SEATS_PER_CONNECTION], t, ends)) for i, t in enumerate(tokens)]
+    done, stuck = await asyncio.wait(tasks, timeout=float(sys.argv[2]))
     reporter.cancel()
-    failed = [repr(r)[:200] for r in results if isinstance(r, BaseException)]
+    for task in stuck:
+        task.cancel()
+    failed = [repr(t.exception())[:200] for t in done if t.exception() is not None]
     statuses = collections.Counter(status for status, _ in ends)
     timeouts = sum(counts.get("timeout", 0) for _, counts in ends)
     print(json.dumps({"seats": len(tokens), "statuses": statuses, "timeouts": timeouts, "failed": failed[:3],
-                      "failures": len(failed), "resumed": collections.Counter(retries)}))
+                      "failures": len(failed), "resumed": collections.Counter(retries), "stuck": len(stuck)}))
+    sys.stdout.flush()
+    import os
+    os._exit(0)
 
 asyncio.run(main())
 '''
 
 
-def concurrent_matches(referee: RefereeProcess, matches: int, processes: int = 4) -> dict:
-    """``matches`` Tussie Mussie 2p matches at once, every seat an instant bot."""
+def concurrent_matches(referee: RefereeProcess, matches: int, processes: int = 4, deadline: float = 180) -> dict:
+    """``matches`` Tussie Mussie 2p matches at once, every seat an instant bot; a seat not done
+    within ``deadline`` seconds counts as stuck."""
     tokens = []
     for i in range(matches):
         tokens += list(referee.create("tussie-mussie", 2, seed=10_000 + i, move_limit=1.0, bank=10.0).seat_tokens)
     share = -(-len(tokens) // processes)
     start = time.perf_counter()
-    clients = [subprocess.Popen([sys.executable, "-c", SEATS_CLIENT, referee.address], stdin=subprocess.PIPE,
+    clients = [subprocess.Popen([sys.executable, "-c", SEATS_CLIENT, referee.address, str(deadline)], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True, cwd=ROOT)
                for _ in range(processes)]
     for k, client in enumerate(clients):
@@ -180,7 +186,11 @@ def concurrent_matches(referee: RefereeProcess, matches: int, processes: int = 4
     return {"matches": matches, "seats": len(tokens), "seconds": round(elapsed, 1), "statuses": statuses,
             "seats_ok": statuses.get("ok", 0), "timeouts": sum(r["timeouts"] for r in reports),
             "client_failures": sum(r["failures"] for r in reports),
-            "streams_resumed": sum(sum(r["resumed"].values()) for r in reports)}
+            "streams_resumed": sum(sum(r["resumed"].values()) for r in reports),
+            "resumed_after": {code: sum(r["resumed"].get(code, 0) for r in reports)
+                              for code in {c for r in reports for c in r["resumed"]}},
+            "client_errors": [e for r in reports for e in r["failed"]][:3],
+            "seats_stuck": sum(r["stuck"] for r in reports)}
 
 
 def typical_decision_size(game_id: str) -> int:
@@ -224,7 +234,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         referee = RefereeProcess(Path(tmp), join_timeout=600)
         try:
-            figures["concurrent"] = concurrent_matches(referee, args.concurrent)
+            (Path(tmp) / "crowd").mkdir()
+            crowd = RefereeProcess(Path(tmp) / "crowd", join_timeout=30)
+            try:
+                figures["concurrent"] = concurrent_matches(crowd, args.concurrent)
+            finally:
+                crowd.close()
             think = []
             for game_id in sorted(GAMES):
                 players = min(GAMES[game_id].variant(None).player_counts)
@@ -273,7 +288,8 @@ def main() -> None:
     c = figures["concurrent"]
     print(f"{c['matches']} concurrent Tussie Mussie matches ({c['seats']} instant seats) in {c['seconds']} s: "
           f"{c['seats_ok']} seats ok, {c['timeouts']} timeouts charged, statuses {c['statuses']}, "
-          f"{c['client_failures']} client failures, {c['streams_resumed']} streams resumed after a client-side error")
+          f"{c['client_failures']} client failures, {c['streams_resumed']} streams resumed after a client-side error, "
+          f"{c['seats_stuck']} seats never done (their stream got no answer)")
     print(f"{'game':<14} {'via referee /s':>15} {'in-process /s':>14} {'ratio':>7}   (bot processes start per match)")
     for game_id, row in figures["games"].items():
         print(f"{game_id:<14} {row['referee_matches_per_second']:>15.3f} {row['in_process_matches_per_second']:>14.2f} "
