@@ -1,11 +1,15 @@
 """The referee's costs, each beside a baseline measured in the same run.
 
-    python bench/referee.py [--json] [--matches N]
+    python bench/referee.py [--json] [--matches N] [--concurrent N]
 
-- decision round trip: a random bot process <-> the referee (the referee's measured time from
-  sending a decision to receiving its answer, over Tussie Mussie matches, where one seat is asked
-  at a time), beside a bare gRPC bidirectional echo of a message of the same size between two
-  processes; first target: ratio <= 2;
+- concurrent matches: N Tussie Mussie 2-player matches (default 1,000) open at once, every seat an
+  instant bot (it answers index 0 at once; seats multiplexed over a few asyncio client processes),
+  counting the seats that finished ``ok`` and the timeouts charged; target: 1,000 matches, 0
+  timeouts;
+- decision round trip: a random bot process <-> the referee (the think time the referee charges:
+  from handing a decision to the transport to reading its answer, minus its own loop lag; over
+  Tussie Mussie matches, where one seat is asked at a time), beside a bare gRPC bidirectional echo
+  of a message of the same size between two processes; target: ratio <= 1.3;
 - whole matches per second through the referee (every bot its own process, started once per
   match) and in-process, per game;
 - the referee's resident memory with 100 concurrent matches open.
@@ -81,6 +85,114 @@ def echo_round_trip(size: int, count: int) -> float:
         server.kill()
 
 
+SEATS_CLIENT = r'''
+import asyncio, collections, json, sys
+import grpc
+from parlour.v1 import referee_pb2 as pb
+
+SEATS_PER_CONNECTION = 500  # the referee allows 1,000 concurrent streams on one connection
+
+started, retries = [], []
+
+
+async def seat(channel, token, ends):
+    """One seat; a stream that fails is resumed with the same token, as any bot should."""
+    for attempt in range(5):
+        try:
+            return await play_seat(channel, token, ends)
+        except grpc.aio.AioRpcError as exc:
+            retries.append(exc.code().name)
+            if attempt == 4:
+                raise
+            await asyncio.sleep(0.2)
+
+
+async def play_seat(channel, token, ends):
+    play = channel.stream_stream("/parlour.v1.Referee/Play", request_serializer=pb.BotMessage.SerializeToString,
+                                 response_deserializer=pb.RefereeMessage.FromString)
+    call = play()
+    await call.write(pb.BotMessage(hello=pb.Hello(protocol_version=1, seat_token=token)))
+    index = None
+    while True:
+        message = await call.read()
+        if message is grpc.aio.EOF:
+            ends.append(("closed", {}))
+            return
+        kind = message.WhichOneof("message")
+        if kind == "start":
+            index = message.start.seat
+            started.append(1)
+        elif kind == "decision":
+            await call.write(pb.BotMessage(answer=pb.Answer(protocol_version=1,
+                                                            decision_id=message.decision.decision_id, index=0)))
+        elif kind == "end":
+            mine = message.end.seats[index]
+            ends.append((mine.status, dict(mine.fault_counts)))
+            await call.done_writing()
+            return
+
+async def main():
+    address, tokens = sys.argv[1], json.load(sys.stdin)
+    channels = [grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
+                for _ in range(0, len(tokens), SEATS_PER_CONNECTION)]
+    ends = []
+
+    async def progress():
+        while True:
+            await asyncio.sleep(10)
+            print(f"{len(started)} seats started, {len(ends)} of {len(tokens)} ended", file=sys.stderr, flush=True)
+
+    reporter = asyncio.get_running_loop().create_task(progress())
+    tasks = [asyncio.ensure_future(seat(channels[i // SEATS_PER_CONNECTION], t, ends)) for i, t in enumerate(tokens)]
+    done, stuck = await asyncio.wait(tasks, timeout=float(sys.argv[2]))
+    reporter.cancel()
+    for task in stuck:
+        task.cancel()
+    failed = [repr(t.exception())[:200] for t in done if t.exception() is not None]
+    statuses = collections.Counter(status for status, _ in ends)
+    timeouts = sum(counts.get("timeout", 0) for _, counts in ends)
+    print(json.dumps({"seats": len(tokens), "statuses": statuses, "timeouts": timeouts, "failed": failed[:3],
+                      "failures": len(failed), "resumed": collections.Counter(retries), "stuck": len(stuck)}))
+    sys.stdout.flush()
+    import os
+    os._exit(0)
+
+asyncio.run(main())
+'''
+
+
+def concurrent_matches(referee: RefereeProcess, matches: int, processes: int = 4, deadline: float = 180) -> dict:
+    """``matches`` Tussie Mussie 2p matches at once, every seat an instant bot; a seat not done
+    within ``deadline`` seconds counts as stuck."""
+    tokens = []
+    for i in range(matches):
+        tokens += list(referee.create("tussie-mussie", 2, seed=10_000 + i, move_limit=1.0, bank=10.0).seat_tokens)
+    share = -(-len(tokens) // processes)
+    start = time.perf_counter()
+    clients = [subprocess.Popen([sys.executable, "-c", SEATS_CLIENT, referee.address, str(deadline)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True, cwd=ROOT)
+               for _ in range(processes)]
+    for k, client in enumerate(clients):
+        client.stdin.write(json.dumps(tokens[k * share:(k + 1) * share]))
+        client.stdin.close()
+    reports = [json.loads(client.stdout.read()) for client in clients]
+    for client in clients:
+        client.wait()
+    elapsed = time.perf_counter() - start
+    statuses: dict[str, int] = {}
+    for report in reports:
+        for status, count in report["statuses"].items():
+            statuses[status] = statuses.get(status, 0) + count
+    return {"matches": matches, "seats": len(tokens), "seconds": round(elapsed, 1), "statuses": statuses,
+            "seats_ok": statuses.get("ok", 0), "timeouts": sum(r["timeouts"] for r in reports),
+            "client_failures": sum(r["failures"] for r in reports),
+            "streams_resumed": sum(sum(r["resumed"].values()) for r in reports),
+            "resumed_after": {code: sum(r["resumed"].get(code, 0) for r in reports)
+                              for code in {c for r in reports for c in r["resumed"]}},
+            "client_errors": [e for r in reports for e in r["failed"]][:3],
+            "seats_stuck": sum(r["stuck"] for r in reports)}
+
+
 def typical_decision_size(game_id: str) -> int:
     from parlour.v1 import referee_pb2
 
@@ -116,11 +228,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--matches", type=int, default=3, help="matches per game through the referee")
+    parser.add_argument("--concurrent", type=int, default=1000, help="Tussie Mussie matches open at once")
     args = parser.parse_args()
     figures: dict = {"games": {}}
     with tempfile.TemporaryDirectory() as tmp:
         referee = RefereeProcess(Path(tmp), join_timeout=600)
         try:
+            (Path(tmp) / "crowd").mkdir()
+            crowd = RefereeProcess(Path(tmp) / "crowd", join_timeout=30)
+            try:
+                figures["concurrent"] = concurrent_matches(crowd, args.concurrent)
+            finally:
+                crowd.close()
             think = []
             for game_id in sorted(GAMES):
                 players = min(GAMES[game_id].variant(None).player_counts)
@@ -165,7 +284,12 @@ def main() -> None:
         return
     print(f"decision round trip (median, referee <-> bot process): {figures['decision_round_trip_ms']:.3f} ms")
     print(f"bare gRPC bidi echo of {size} bytes:                  {figures['echo_round_trip_ms']:.3f} ms")
-    print(f"ratio: {figures['round_trip_ratio']:.2f}x (first target <= 2x)")
+    print(f"ratio: {figures['round_trip_ratio']:.2f}x (target <= 1.3x)")
+    c = figures["concurrent"]
+    print(f"{c['matches']} concurrent Tussie Mussie matches ({c['seats']} instant seats) in {c['seconds']} s: "
+          f"{c['seats_ok']} seats ok, {c['timeouts']} timeouts charged, statuses {c['statuses']}, "
+          f"{c['client_failures']} client failures, {c['streams_resumed']} streams resumed after a client-side error, "
+          f"{c['seats_stuck']} seats never done (their stream got no answer)")
     print(f"{'game':<14} {'via referee /s':>15} {'in-process /s':>14} {'ratio':>7}   (bot processes start per match)")
     for game_id, row in figures["games"].items():
         print(f"{game_id:<14} {row['referee_matches_per_second']:>15.3f} {row['in_process_matches_per_second']:>14.2f} "

@@ -14,8 +14,10 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve matches over gRPC", description=(
         "Environment: PARLOUR_OPERATOR_TOKEN (the operator credential for CreateMatch), "
-        "PARLOUR_API_TOKENS (the hashed-token file of the default verifier), PARLOUR_JOIN_TIMEOUT, "
-        "PARLOUR_RECONNECT_GRACE, PARLOUR_DECISION_CAP. Default time control: "
+        "PARLOUR_API_TOKENS (the hashed-token file of the default verifier), PARLOUR_SEED_KEY (the "
+        "platform's secret for bot seeds; unset: the public derivation of local play), PARLOUR_JOIN_TIMEOUT, "
+        "PARLOUR_RECONNECT_GRACE, PARLOUR_DECISION_CAP, PARLOUR_HELLO_TIMEOUT, PARLOUR_WATCHERS_PER_MATCH, "
+        "PARLOUR_SPECTATOR_CALLS_PER_PEER (docs/security.md). Default time control: "
         f"{DEFAULT_MOVE_LIMIT} s per move plus a {DEFAULT_BANK} s bank."))
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=50051, help="TCP port (0: a free one; -1: none)")

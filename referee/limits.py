@@ -16,7 +16,7 @@ import grpc
 MAX_MESSAGE_BYTES = 256 * 1024  # any one message a client sends (an Answer is a few bytes)
 HELLO_TIMEOUT = float(os.environ.get("PARLOUR_HELLO_TIMEOUT", 10.0))  # seconds to send Hello on Play
 INBOX_LIMIT = 8  # a seat's messages read but not yet looked at; beyond it its stream is closed
-MAX_STREAMS_PER_CONNECTION = 100  # concurrent calls on one HTTP/2 connection
+MAX_STREAMS_PER_CONNECTION = 1000  # concurrent calls on one HTTP/2 connection (clients multiplex seats)
 WATCHERS_PER_MATCH = int(os.environ.get("PARLOUR_WATCHERS_PER_MATCH", 64))  # WatchMatch + GetReplay
 CALLS_PER_PEER = int(os.environ.get("PARLOUR_SPECTATOR_CALLS_PER_PEER", 32))  # the same, per peer
 
