@@ -30,11 +30,6 @@ def setup_django(migrate: bool = True) -> None:
     from django.core.management import call_command
 
     django.setup()
-    from django.conf import settings
-
-    # the platform's seed key (PARLOUR_HOME's own unless the operator set one), for this command and
-    # what it starts: its private referee derives keyed bot seeds, tournaments keyed match seeds
-    os.environ.setdefault("PARLOUR_SEED_KEY", settings.PARLOUR_SEED_KEY)
     if migrate:
         call_command("migrate", verbosity=0)
 

@@ -16,22 +16,17 @@ PARLOUR_HOME = Path(os.environ.get("PARLOUR_HOME", Path.home() / ".parlour"))
 PARLOUR_HOME.mkdir(parents=True, exist_ok=True)
 
 
-def _secret(variable: str, filename: str) -> str:
-    """The environment's value, else one kept under PARLOUR_HOME (made on first use, owner-only)."""
-    if os.environ.get(variable):
-        return os.environ[variable]
-    path = PARLOUR_HOME / filename
+def _secret_key() -> str:
+    if os.environ.get("DJANGO_SECRET_KEY"):
+        return os.environ["DJANGO_SECRET_KEY"]
+    path = PARLOUR_HOME / "secret_key"
     if not path.exists():
         path.write_text(secrets.token_urlsafe(50))
         path.chmod(0o600)
     return path.read_text().strip()
 
 
-SECRET_KEY = _secret("DJANGO_SECRET_KEY", "secret_key")
-# the platform's key for bot seeds and tournament match seeds (referee/games/seeding.py); the
-# platform's processes put it in their environment (arena/platform.py), so the one-machine default
-# derives no public seed either
-PARLOUR_SEED_KEY = _secret("PARLOUR_SEED_KEY", "seed_key")
+SECRET_KEY = _secret_key()
 DEBUG = os.environ.get("DJANGO_DEBUG", "") == "1"
 ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
 
