@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,10 +15,9 @@ from pathlib import Path
 import pytest
 
 from referee.replay import decode_frames
-from browser_site import wait_until
+from browser_site import CHROMIUM, chromium, free_port, wait_until
 from referee_process import ROOT
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
 BOT = '''
 from bots_sdk import Bot
@@ -40,12 +37,6 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is
 def step_count(page) -> int:
     text = page.locator("#viewer-step-count").inner_text()
     return int(text) if text.isdigit() else 0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -76,25 +67,25 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+    with chromium() as b:
         yield b
-        b.close()
 
 
-def test_sign_up_upload_rated_and_watch_a_replay(site, browser, tmp_path) -> None:
-    base, home = site
+def signed_up(browser, base: str, username: str):
+    """A new page, signed up and logged in as ``username``."""
     page = browser.new_page(viewport={"width": 1300, "height": 1000})
     page.goto(f"{base}/accounts/signup/")
-    page.fill("input[name=username]", "alice")
+    page.fill("input[name=username]", username)
     page.fill("input[name=password1]", "a-long-Passw0rd!")
     page.fill("input[name=password2]", "a-long-Passw0rd!")
     page.click("form:has(input[name=password2]) [type=submit]")
     page.wait_for_load_state()
+    return page
+
+
+def test_sign_up_upload_rated_and_watch_a_replay(site, browser, tmp_path) -> None:
+    base, home = site
+    page = signed_up(browser, base, "alice")
     assert "alice" in page.content()
 
     bot_file = tmp_path / "face_up_first.py"
@@ -173,13 +164,7 @@ class Boom(Bot):
 
 def test_a_bug_named_a_challenge_opened_live_and_a_revoked_remote_bot_disconnected(site, browser, tmp_path) -> None:
     base, _ = site
-    page = browser.new_page(viewport={"width": 1300, "height": 1000})
-    page.goto(f"{base}/accounts/signup/")
-    page.fill("input[name=username]", "bob")
-    page.fill("input[name=password1]", "a-long-Passw0rd!")
-    page.fill("input[name=password2]", "a-long-Passw0rd!")
-    page.click("form:has(input[name=password2]) [type=submit]")
-    page.wait_for_load_state()
+    page = signed_up(browser, base, "bob")
 
     # a bot whose decide raises: the upload answers at once, the report names the bug
     (tmp_path / "boom.py").write_text(RAISES)
