@@ -111,24 +111,11 @@ class RoadPlayer:
     def played(self, match: Match) -> Match:
         """The game once recorded: played here if it is free, else (handed back, or taken by a
         worker) waited for."""
-        from bots_sdk.sandbox import SandboxUnavailable
-
-        from . import heartbeats, lifecycle
-        from .aftermath import finish
-        from .recording import record
-        from .runner import play
+        from . import heartbeats
+        from .attempt import play_once
 
         task = current_task
-        attempt = lifecycle.claim(match.pk, heartbeats.identity(task.request.hostname if task else None))
-        if attempt is not None:
-            try:
-                recorded = record(match.pk, play(match))
-            except SandboxUnavailable as exc:
-                recorded = record(match.pk, None, f"uploaded bots cannot run on this worker: {str(exc)[:300]}")
-            except Exception as exc:  # noqa: BLE001 - the platform failed: the workers play it again
-                recorded = lifecycle.hand_back(match.pk, attempt, f"{type(exc).__name__}: {str(exc)[:500]}")
-            if recorded:
-                finish(match.pk)
+        play_once(match.pk, heartbeats.identity(task.request.hostname if task else None))
         match.refresh_from_db()
         while match.status not in (Match.FINISHED, Match.ABORTED):
             time.sleep(self.poll)

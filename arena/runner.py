@@ -105,7 +105,6 @@ class PlayedMatch:
     outcome: MatchOutcome
     replay_path: str = ""
     sandbox_lines: dict[int, list[str]] = field(default_factory=dict)
-    bot_pids: dict[int, int] = field(default_factory=dict)  # seat -> the process that played it
 
 
 def replay_file(match: Match) -> Path:
@@ -133,7 +132,7 @@ def play(match: Match) -> PlayedMatch:
     pool = pool_for(client)
     bots: dict[int, WarmBot] = {}
     outcome: MatchOutcome | None = None
-    played = PlayedMatch(outcome=None)  # type: ignore[arg-type]  # filled below
+    sandbox_lines: dict[int, list[str]] = {}
     try:
         for p, token in zip(plan, created.seat_tokens):
             if p.bot is not None:
@@ -143,11 +142,10 @@ def play(match: Match) -> PlayedMatch:
                                 on_frames=live.add)
     finally:
         for seat, bot in bots.items():
-            played.bot_pids[seat] = bot.pid
             lines = pool.release(bot, outcome.seats[seat] if outcome and seat < len(outcome.seats) else None)
             if lines:
-                played.sandbox_lines[seat] = lines
-    played.outcome = outcome
+                sandbox_lines[seat] = lines
+    played = PlayedMatch(outcome, sandbox_lines=sandbox_lines)
     if outcome.replay_gz is not None:
         path = replay_file(match)
         path.parent.mkdir(parents=True, exist_ok=True)

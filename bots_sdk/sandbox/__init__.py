@@ -114,7 +114,6 @@ class Sandbox:
         self.mode = "full"
         self.relay: SeatRelay | None = None
         self._readers: list[_BoundedReader] = []
-        self.seats_fed = 0
 
     # -------------------------------------------------------------------------------- the command
     def _bot_files(self) -> tuple[Path, str]:
@@ -165,10 +164,6 @@ class Sandbox:
             self.relay.next_seat(seat_token)
         self.process.stdin.write((b"-" if self.relay is not None else seat_token.encode()) + b"\n")
         self.process.stdin.flush()
-        self.seats_fed += 1
-
-    def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
 
     def _start_full(self) -> None:
         if self.command is None:
