@@ -61,6 +61,8 @@ look()
 
 def signal_all(sig):
     for pid in roots:
+        if started(pid) != known.get(pid):  # the pid is another process's now (pids wrap): not its group
+            continue
         try:
             os.killpg(pid, sig)  # its group: what it started, even what this watcher never saw
         except (ProcessLookupError, PermissionError):
