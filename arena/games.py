@@ -28,6 +28,13 @@ def game_info(game_id: str) -> GameInfo | None:
     return next((g for g in games() if g.id == game_id), None)
 
 
+def card_texts(game_id: str) -> dict[str, dict[str, str]]:
+    """Every card of a game by id, its name and what it does (the replay viewer's tooltips); {} for
+    an unknown game."""
+    game = GAMES.get(game_id)
+    return dict(game.card_texts) if game else {}
+
+
 def game_choices() -> list[tuple[str, str]]:
     """For the models' ``game`` fields and the site's forms."""
     return [(g.id, g.name) for g in games()]

@@ -216,3 +216,26 @@ def test_each_game_has_its_rules_page_with_the_engine_version_variants_and_optio
             default = str(option.default).lower() if isinstance(option.default, bool) else str(option.default)
             assert f"`{option.name}` = `{default}` (default)" in text, option.name
     assert "Default action" in text and not OUTSIDE.search(text)  # the page stands alone
+
+
+def test_the_card_texts_the_viewer_shows_are_the_rules_words() -> None:
+    """The tooltips' texts (GameDescription.card_texts) say what docs/rules/<game>.md says: Tussie Mussie's
+    effect column, Tricky Twist's Bonus effects; every card of every game has a name."""
+    from referee.games import GAMES
+
+    rules = (ROOT / "docs" / "rules" / "tussie-mussie.md").read_text()
+    table = dict(re.findall(r"^\| `([a-z_]+)` \| [^|]+ \| \d \| \w+ \| [^|]+ \| (.+) \|$", rules, re.M))
+    texts = GAMES["tussie-mussie"].card_texts
+    assert set(texts) == set(table) and len(table) == 18
+    for tile, effect in table.items():
+        plain = effect.replace("*", "").replace("`", "")
+        assert plain == "none" or plain in texts[tile]["text"], tile
+    assert texts["red_rose"] == {"name": "Red Rose", "text": "0 hearts, red; scoring: +1 for each heart on all your tiles"}
+    twist = GAMES["tricky-twist"].card_texts
+    assert "return one of your false tricks to your hand" in twist["take_back"]["text"]
+    assert "Bonus icon" in twist["sun-7"]["text"] and twist["sun-6"] == {"name": "6 sun", "text": ""}
+    assert GAMES["misty"].card_texts["rocket-1"]["text"].startswith("arrow: when activated moves one cell up")
+    assert GAMES["bszzzz"].card_texts["bee-red"] == {
+        "name": "red bee", "text": "useful insect: capture -3, hand penalty 1; any seat may play it"}
+    for game in GAMES.values():
+        assert game.card_texts and all(card["name"] for card in game.card_texts.values()), game.id

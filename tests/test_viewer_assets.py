@@ -107,3 +107,12 @@ def test_template_without_optional_values(render) -> None:
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
 def test_viewer_js_parses() -> None:
     subprocess.run(["node", "--check", str(JS)], check=True, capture_output=True, timeout=60)
+
+
+def test_template_renders_the_card_texts_for_the_tooltips(render) -> None:
+    from arena.games import card_texts
+
+    html = render({"replay_url": "/r.json", "card_texts": card_texts("tussie-mussie")})
+    script = re.search(r'<script id="viewer-card-texts" type="application/json">(.*?)</script>', html).group(1)
+    assert '"red_rose": {"name": "Red Rose", "text": "0 hearts, red; scoring: +1 for each heart on all your tiles"}' in script
+    assert 'id="viewer-card-texts"' not in render({"replay_url": "/r.json", "card_texts": card_texts("no-such-game")})

@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from arena.checks import sandbox_support, start_check
-from arena.games import game_choices
+from arena.games import card_texts, game_choices
 from arena.live import live_frames
 from arena.models import (ApiToken, Bot, BotVersion, Comparison, Match, MatchSeat, Rating, RatingHistory,
                           Tournament)
@@ -506,6 +506,7 @@ def match_page(request, match_id: int):
         "replay_url": reverse("replay_json", args=[match.pk]), "download_url": reverse("replay_download", args=[match.pk]),
         "live_url": reverse("live_json", args=[match.pk]) if match.status in (Match.SCHEDULED, Match.RUNNING) else "",
         "result_json": json.dumps(match.result, indent=1, sort_keys=True) if match.result else "",
+        "card_texts": card_texts(match.game),
     })
 
 

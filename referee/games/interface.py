@@ -144,6 +144,9 @@ class GameDescription:
     state_class: type[GameState]
     default_variant: str = "standard"
     seat_attributes: tuple[str, ...] = field(default=())  # attribute names the set-up may give
+    # Every card by id: {"name", "text"}, its English name and what it does in the rules' words (the
+    # replay viewer's tooltips and names for ids; a card with no ability has an empty text).
+    card_texts: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def variant(self, name: str | None) -> Variant:
         name = name or self.default_variant

@@ -58,6 +58,8 @@ def test_match_page_shows_seats_and_includes_the_viewer(client, public) -> None:
     assert "Alicebot" in page
     assert reverse("replay_json", args=[public.finished.pk]) in page
     assert "webui/viewer.html" in [t.name for t in response.templates]
+    # the game's card texts for the viewer's tooltips, from the engine's data through the arena
+    assert '<script id="viewer-card-texts" type="application/json">' in page and '"Red Rose"' in page
 
 
 def test_bot_page_draws_the_rating_history(client, public) -> None:

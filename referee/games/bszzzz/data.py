@@ -103,3 +103,20 @@ def _intern(cards: tuple[Card, ...]) -> tuple[Card, ...]:
 
 DECKS = {name: _intern(cards) for name, cards in DECKS.items()}
 SWATTERS = {colour: _intern(cards) for colour, cards in SWATTERS.items()}
+
+
+def _card_text(card: Card) -> str:
+    """What a card does, in the words of docs/rules/bszzzz.md."""
+    if card.kind == PEST:
+        return f"pest: capture +{card.capture}, hand penalty {card.penalty}; only the turn seat may play it"
+    if card.kind == USEFUL:
+        return f"useful insect: capture {card.capture}, hand penalty {card.penalty}; any seat may play it"
+    if card.kind == WEB:
+        return f"web: discards the trick at once; hand penalty {card.penalty}"
+    return ("swatter: on a pest takes the whole trick; on a useful insect takes only the useful insects "
+            "(the pests are discarded); never on an empty trick; no value, no penalty")
+
+
+# What the replay viewer shows on a card (GameDescription.card_texts): its name and what it does.
+CARD_TEXTS: dict[str, dict[str, str]] = {
+    c.id: {"name": f"{c.colour} {c.name}", "text": _card_text(c)} for c in CARDS.values()}

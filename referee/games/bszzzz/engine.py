@@ -92,7 +92,7 @@ from ..interface import (
 )
 from ..ranking import competition_ranks
 from ..seeding import SEED_BITS, stream
-from .data import CARDS, COLOURS, DECKS, HAND_SIZE, PEST, SWATTER, SWATTERS, USEFUL, WEB, Card
+from .data import CARD_TEXTS, CARDS, COLOURS, DECKS, HAND_SIZE, PEST, SWATTER, SWATTERS, USEFUL, WEB, Card
 
 TARGET = 100
 PASS: Action = {"type": "pass"}
@@ -698,5 +698,6 @@ GAME = GameDescription(
     },
     state_class=BszzzzState,
     seat_attributes=("colour",),
+    card_texts=CARD_TEXTS,
 )
 BszzzzState.description = GAME

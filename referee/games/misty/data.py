@@ -51,5 +51,19 @@ CARDS: dict[str, Card] = {
     for kind, motif, name, copies, prefix in _TABLE
     for i in range(1, copies + 1)
 }
-CARD_IDS: tuple[str, ...] = tuple(CARDS)  # the fixed order of the unshuffled deck
+CARD_IDS: tuple[str, ...] = tuple(CARDS)
+
+# What each kind does, in the words of docs/rules/misty.md (GameDescription.card_texts).
+_ARROW_TEXT = ("arrow: when activated moves one cell {0}, once, onto whatever is there (a card moving out of "
+               "the window is removed); a covered arrow never moves; 1 point alone on its cell")
+KIND_TEXT: dict[str, str] = {
+    "flower": "2 points alone on its cell; a monster may eat it (it leaves the game)",
+    "monster": "once the arrows have moved, eats one flower alone on its cell and moves onto that cell; "
+               "1 point alone on its cell",
+    "smile": "1 point alone on its cell, plus a bonus for smiles side by side in the same row",
+    "plain": "never moves; 1 point alone on its cell",
+    **{kind: _ARROW_TEXT.format(kind) for kind in MOVES},
+}
+CARD_TEXTS: dict[str, dict[str, str]] = {
+    c.id: {"name": c.name, "text": KIND_TEXT[c.kind]} for c in CARDS.values()}  # the fixed order of the unshuffled deck
 assert len(CARD_IDS) == 54

@@ -73,7 +73,7 @@ from ..interface import (
 )
 from ..ranking import ranks_with_tiebreak
 from ..seeding import draw_seed, stream
-from .data import CARD_IDS, CARDS, MOVES, POINTS
+from .data import CARD_IDS, CARD_TEXTS, CARDS, MOVES, POINTS
 
 Cell = tuple[int, int]
 Window = dict[Cell, list[str]]  # cell -> card ids, bottom to top
@@ -816,5 +816,6 @@ GAME = GameDescription(
     engine_version="1.0.0",
     variants=_variants(),
     state_class=MistyState,
+    card_texts=CARD_TEXTS,
 )
 MistyState.description = GAME

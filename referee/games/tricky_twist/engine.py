@@ -226,6 +226,19 @@ def bonus_text(bonus: str, framed: bool) -> str:
     return "a false trick of value " + ", ".join(map(str, values)) + " (your choice), no family"
 
 
+def card_texts() -> dict[str, dict[str, str]]:
+    """Every number and Bonus card by id, its name and what it does (GameDescription.card_texts); a
+    variable Bonus card gives both faces (the public view's ``bonus.text`` names this round's)."""
+    texts = {c: {"name": card_json(c)["name"],
+                 "text": "carries the Bonus icon: recovering it earns a Bonus card" if CARD_VALUE[c] == BONUS_VALUE
+                 else ""} for c in CARD_IDS}
+    for bonus in BONUS_IDS:
+        text = bonus_text(bonus, False) if bonus in BONUS_TEXT else \
+            f"unframed face: {bonus_text(bonus, False)} · framed face: {bonus_text(bonus, True)}"
+        texts[bonus] = {"name": bonus.replace("_", " "), "text": text}
+    return texts
+
+
 FAMILY_BIT = {f: 1 << i for i, f in enumerate(FAMILIES)}
 ALL_FAMILIES = (1 << len(FAMILIES)) - 1
 
@@ -972,5 +985,6 @@ GAME = GameDescription(
     variants={"standard": Variant("standard", (3, 4), (END_CHECK,),
                                   doc="3 or 4 players, as many rounds as players")},
     state_class=TrickyTwistState,
+    card_texts=card_texts(),
 )
 TrickyTwistState.description = GAME

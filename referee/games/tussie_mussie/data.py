@@ -39,6 +39,40 @@ TILES: dict[str, Tile] = {
         Tile("marigold", "Marigold", "Œillet d'Inde", 2, "yellow", "pre-presentation"),
     )
 }
+# Each tile's effect in the words of docs/rules/tussie-mussie.md ("none" for the two plain tiles).
+EFFECTS: dict[str, str] = {
+    "camellia": "none",
+    "red_rose": "+1 for each heart on all your tiles",
+    "red_tulip": "+1 for each red tile you have, itself included",
+    "amaryllis": "+1 for each tile in your Bouquet",
+    "gardenia": "+1 for each tile in your Keepsakes",
+    "daisy": "+1 for each other tile of yours that has no heart",
+    "orchid": "pick a colour: for all scoring the Orchid is that colour only (it stays white if unused)",
+    "peony": "+2 if your Bouquet holds exactly 2 tiles",
+    "phlox": "none",
+    "pink_rose": "+1 for each pink tile you have, itself included",
+    "pink_larkspur": "you may draw 2 tiles; if you do, one of them must replace one tile of your Arrangement "
+                     "(the Larkspur itself allowed), in that tile's column and row; the other drawn tile and the "
+                     "replaced one leave the round",
+    "forget_me_not": "+1 for each heart on the tiles adjacent to it",
+    "violet": "+1 for each purple tile you have, itself included",
+    "snapdragon": "you may move up to 2 of your tiles (itself allowed) between Bouquet and Keepsakes, "
+                  "each staying in its column",
+    "hyacinth": "+3 if none of your tiles has a heart",
+    "honeysuckle": "+1 for each adjacent tile that is in your Bouquet (0–2); see the option honeysuckle",
+    "carnation": "+1 for each distinct colour among your tiles (an Orchid counts as its chosen colour)",
+    "marigold": "you must discard one of your other tiles; see the option marigold_gap",
+}
+
+
+def _card_text(tile: Tile) -> str:
+    hearts = f"{tile.hearts} heart{'s' if tile.hearts != 1 else ''}, {tile.colour}"
+    effect = EFFECTS[tile.id]
+    return f"{hearts}; {tile.timing}: {effect}" if tile.timing else f"{hearts}; no effect"
+
+
+# What the replay viewer shows on a tile (GameDescription.card_texts): its name and what it does.
+CARD_TEXTS: dict[str, dict[str, str]] = {t.id: {"name": t.name, "text": _card_text(t)} for t in TILES.values()}
 TILE_IDS: tuple[str, ...] = tuple(TILES)  # fixed order, never a deck position
 PRE_PRESENTATION = frozenset(t.id for t in TILES.values() if t.timing == "pre-presentation")
 ALPHABETICAL_RANK = {tid: i for i, tid in enumerate(sorted(TILES, key=lambda t: TILES[t].name))}

@@ -44,7 +44,7 @@ from ..interface import (
 )
 from ..ranking import competition_ranks, ranks_with_tiebreak
 from ..seeding import draw_seed, shuffled, stream
-from .data import ALPHABETICAL_RANK, COLOURS, PRE_PRESENTATION, TILE_IDS, TILES, TURN_CARDS
+from .data import ALPHABETICAL_RANK, CARD_TEXTS, COLOURS, PRE_PRESENTATION, TILE_IDS, TILES, TURN_CARDS
 from .scoring import score_arrangement
 
 ROUNDS = 3
@@ -701,5 +701,6 @@ GAME = GameDescription(
     engine_version="1.0.0",
     variants=_variants(),
     state_class=TussieMussieState,
+    card_texts=CARD_TEXTS,
 )
 TussieMussieState.description = GAME
