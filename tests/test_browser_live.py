@@ -1,10 +1,12 @@
 """Watching in a real browser (Debian's chromium, Playwright) on a real site (gunicorn, SQLite, a
 private Redis): a running match followed from its first frames to its end, every step in turn;
-the pages that list the matches being played; each game's viewer at a desktop and a phone width."""
+the pages that list the matches being played; each game's viewer at a desktop and a phone width, its
+cards legible (full names, tooltips, contrast); the site's menu folded at a phone width."""
 from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena import live
+from referee.replay import decode_frames
 from browser_site import CHROMIUM, ROOT, chromium, finish_match, make_match, running_site, shown_step, wait_until
 
 ARTIFACTS = ROOT / "test-artifacts"
@@ -156,3 +159,186 @@ def test_each_games_viewer_at_desktop_and_phone_widths_with_jumps_and_events(sit
         assert not wider_than_the_viewport(page), (game, width, wider_than_the_viewport(page))
         page.screenshot(path=str(ARTIFACTS / f"viewer-{game}-{width}.png"), full_page=True)
         page.close()
+
+
+# ---------------------------------------------------------------------- legible cards (issue 15)
+CLIPPED_NAMES = """() => [...document.querySelectorAll('#viewer-board .card-name')].filter(n => {
+    // a name cut off: wider or taller than its box, or reaching out of its tile (which hides overflow)
+    const tile = n.closest('.card').getBoundingClientRect(), r = n.getBoundingClientRect();
+    return n.scrollWidth > n.clientWidth || n.scrollHeight > n.clientHeight + 1 || r.left < tile.left - 0.5
+        || r.right > tile.right + 0.5 || r.top < tile.top - 0.5 || r.bottom > tile.bottom + 0.5;
+}).map(n => n.textContent)"""
+
+OVERLAPS_IN_TILES = """() => {
+    // nothing in a tile is drawn over its text (the Tricky Twist Bonus corner was)
+    const boxes = tile => [...tile.querySelectorAll('.card-value, .card-symbol, .card-name, .card-kind, .card-note')]
+        .filter(e => e.textContent.trim() && e.getClientRects().length).map(e => [e, e.getBoundingClientRect()]);
+    const found = [];
+    for (const tile of document.querySelectorAll('#viewer-board .card')) {
+        const b = boxes(tile);
+        for (let i = 0; i < b.length; i++) for (let j = i + 1; j < b.length; j++) {
+            const [p, q] = [b[i][1], b[j][1]];
+            if (Math.min(p.right, q.right) - Math.max(p.left, q.left) > 0.5 &&
+                Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top) > 0.5)
+                found.push(tile.dataset.cardId + ': ' + b[i][0].className + ' over ' + b[j][0].className);
+        }
+    }
+    return found.slice(0, 5);
+}"""
+
+TOOLTIPS = """() => [...document.querySelectorAll('#viewer-board .card[data-card-id]')].map(e => [
+    e.dataset.cardId, e.querySelector('.card-name').textContent, e.title.replace(/ \\(just moved\\)$/, '')])"""
+
+CONTRAST = """() => {
+    // WCAG 2 contrast of every piece of text on the page against what is behind it
+    const rgba = s => (s.match(/[\\d.]+/g) || []).map(Number).concat([1]).slice(0, 4);
+    const lum = ([r, g, b]) => [r, g, b].map(c => c / 255).map(c => c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)
+        .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+    const over = (top, under) => top.slice(0, 3).map((c, i) => c * top[3] + under[i] * (1 - top[3]));
+    const background = e => {
+        const layers = [];
+        for (let a = e; a; a = a.parentElement) {
+            const c = rgba(getComputedStyle(a).backgroundColor);
+            if (c[3] > 0) layers.push(c);
+            if (c[3] >= 1) break;
+        }
+        return layers.reverse().reduce((under, top) => over(top, under), [255, 255, 255]);
+    };
+    const low = [];
+    for (const e of document.querySelectorAll('body *')) {
+        const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+        if (!own || !e.getClientRects().length || e.closest('[hidden], details:not([open]) > :not(summary), option, script')
+            || e.disabled) continue;
+        const style = getComputedStyle(e);
+        if (style.visibility === 'hidden') continue;
+        const bg = background(e), fg = over(rgba(style.color), bg);
+        const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+        const ratio = (hi + 0.05) / (lo + 0.05);
+        if (ratio < 4.5) low.push(`${e.tagName}.${e.className} "${e.textContent.trim().slice(0, 20)}" ${style.color} on rgb(${bg.map(Math.round)}) ${ratio.toFixed(2)}`);
+    }
+    return low.slice(0, 8);
+}"""
+
+COVERED_NAMES = """() => [...document.querySelectorAll('#viewer-board .card-name')].filter(n => {
+    // a name hidden under another card of its stack
+    n.scrollIntoView({block: 'center', inline: 'center'});
+    const r = n.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return !hit || hit.closest('.card') !== n.closest('.card');
+}).map(n => n.textContent)"""
+
+
+def card_texts(page) -> dict:
+    return json.loads(page.locator("#viewer-card-texts").text_content())
+
+
+def check_tiles_legible(page, game: str, step: int) -> None:
+    where = (game, step, page.viewport_size["width"])
+    assert page.locator("#viewer-board .card-name").count() > 0, where
+    assert not page.evaluate(CLIPPED_NAMES), (where, page.evaluate(CLIPPED_NAMES))
+    assert not page.evaluate(OVERLAPS_IN_TILES), (where, page.evaluate(OVERLAPS_IN_TILES))
+    assert not page.evaluate(CONTRAST), (where, page.evaluate(CONTRAST))
+    texts = card_texts(page)
+    for card_id, name, title in page.evaluate(TOOLTIPS):
+        assert title.startswith(name), (where, card_id, title)  # the name, then what the card does
+        expected = texts[card_id]["text"]
+        effect = title.split(" — ", 1)[1] if " — " in title else ""
+        # a variable Bonus card shows this round's face: one of the two the table gives
+        assert (effect and effect in expected) if expected else not effect, (where, card_id, title, expected)
+
+
+def open_step(browser, site, match_id: int, step: int, width: int):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(f"{site.url}/matches/{match_id}/#step={step}")
+    page.wait_for_selector("#viewer[data-ready]")
+    return page
+
+
+def last_misty_move(frames: list) -> tuple[int, dict]:
+    """The last step whose event is a card moving to another cell, and that event."""
+    for step in range(len(frames) - 1, 0, -1):
+        log, before = frames[step]["log"], frames[step - 1]["log"]
+        if len(log) == len(before) + 1 and log[-1]["event"] == "move" and "to_row" in log[-1]:
+            return step, log[-1]
+    raise AssertionError("no move in the replay")
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_each_games_cards_are_legible_named_and_explained(site, replays, browser, game) -> None:
+    """Full names never cut off, nothing drawn over a tile's text, every text at contrast >= 4.5:1, the
+    tooltip names the card and says what it does (the rules' words, from the engine's card texts)."""
+    replay = read(replays[game])
+    stored = site.home / "replays" / f"legible-{game}.replay.json.gz"
+    stored.parent.mkdir(exist_ok=True)
+    shutil.copy(replays[game], stored)
+    match_id = make_match(site, f"legible/{game}", game, GAMES[game], "finished", seed=2, replay=str(stored),
+                          result=replay["result"])
+    frames = decode_frames(replay["public"])
+    steps = [len(frames) // 3, len(frames) - 1]
+    if game == "misty":
+        steps.append(last_misty_move(frames)[0])
+    for width in (1280, 390):
+        for step in steps:
+            page = open_step(browser, site, match_id, step, width)
+            check_tiles_legible(page, game, step)
+            page.close()
+    # the spectator's events name the cards and seats, never their ids
+    page = open_step(browser, site, match_id, len(frames) - 1, 1280)
+    page.click("#viewer-events summary")
+    events = page.locator("#viewer-events").inner_text() + page.locator("#viewer-board").inner_text()
+    ids = [card_id for card_id in card_texts(page) if re.search(rf"(?<![\w-]){re.escape(card_id)}(?![\w-])", events)]
+    assert not ids, ids
+    page.close()
+
+
+def test_misty_windows_are_labelled_as_the_events_name_cells_and_the_moved_card_is_highlighted(site, replays, browser) -> None:
+    replay = read(replays["misty"])
+    stored = site.home / "replays" / "labels-misty.replay.json.gz"
+    stored.parent.mkdir(exist_ok=True)
+    shutil.copy(replays["misty"], stored)
+    match_id = make_match(site, "labels/misty", "misty", 2, "finished", seed=2, replay=str(stored), result=replay["result"])
+    frames = decode_frames(replay["public"])
+    step, move = last_misty_move(frames)
+    for width in (1280, 390):
+        page = open_step(browser, site, match_id, step, width)
+        for window in page.locator(".misty-window").all():
+            rows = window.locator(".misty-row-label").all_inner_texts()
+            cols = window.locator(".misty-col-label").all_inner_texts()
+            cells = window.locator(".misty-cell").evaluate_all("els => els.map(e => [+e.dataset.row, +e.dataset.col, e.title])")
+            assert rows == [f"row {r}" for r in sorted({r for r, _, _ in cells})]
+            assert cols == [f"col {c}" for c in sorted({c for _, c, _ in cells})]
+            assert all(title.startswith(f"({r}, {c})") for r, c, title in cells)  # "(1, 0)" as the events say
+        # the event "moves from (r, c) to (r', c')": the moved card, highlighted, sits in the cell labelled (r', c')
+        event = f"moves from ({move['row']}, {move['col']}) to ({move['to_row']}, {move['to_col']})"
+        assert event in page.locator(".misty-log").inner_text()
+        moved = page.locator(f".seat-panel[data-seat='{move['seat']}'] .misty-window .card.just-moved")
+        assert moved.count() == 1 and moved.get_attribute("data-card-id") == move["card"]
+        cell = moved.locator("xpath=ancestor::div[contains(@class, 'misty-cell')]")
+        assert cell.get_attribute("title").startswith(f"({move['to_row']}, {move['to_col']})")
+        # a stack is fanned: every card of it shows its name, none hidden under another
+        stacked = page.locator(".misty-cell.stacked .card-name")
+        assert stacked.count() >= 2
+        assert not page.evaluate(COVERED_NAMES), page.evaluate(COVERED_NAMES)
+        page.close()
+
+
+def test_the_site_menu_folds_at_phone_width_and_opens_on_click(site, browser) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"{site.url}/")
+    assert page.locator("header.top nav a", has_text="Tournaments").is_visible()
+    assert not page.locator("header.top .menu-toggle").is_visible()
+    page.close()
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    page.goto(f"{site.url}/")
+    toggle = page.locator("header.top .menu-toggle")
+    assert toggle.is_visible() and toggle.get_attribute("aria-expanded") == "false"
+    assert not page.locator("header.top nav a", has_text="Tournaments").is_visible()
+    assert page.locator("header.top").bounding_box()["height"] < 60  # one line: the brand and the button
+    toggle.click()
+    assert toggle.get_attribute("aria-expanded") == "true"
+    link = page.locator("header.top nav a", has_text="Tournaments")
+    assert link.is_visible()
+    assert not wider_than_the_viewport(page), wider_than_the_viewport(page)
+    link.click()
+    page.wait_for_url("**/tournaments/")
+    page.close()

@@ -91,19 +91,42 @@
     if (typeof x === "object") return compact(x);
     return String(x);
   }
-  /** A short readable form of a small JSON value (actions, choices): "play · card: bee-red". */
+  /** A short readable form of a small JSON value (actions, choices): "play · card: red bee" (a card id
+   * becomes the card's name). */
   function compact(value) {
     if (value === null || value === undefined) return "—";
     if (Array.isArray(value)) return value.map(compact).join(", ");
-    if (typeof value !== "object") return String(value);
+    if (typeof value !== "object") return cardName(value);
     var parts = [];
     if (has(value, "type")) parts.push(String(value.type));
     Object.keys(value).forEach(function (key) {
       if (key === "type") return;
       var v = value[key];
-      parts.push(key.replace(/_/g, " ") + ": " + (v !== null && typeof v === "object" ? compact(v) : String(v)));
+      parts.push(key.replace(/_/g, " ") + ": " + (v !== null && typeof v === "object" ? compact(v) : cardName(v)));
     });
     return parts.join(" · ");
+  }
+
+  // ------------------------------------------------------------------ the game's card texts
+  /** The page's table of the game's cards (the engine's GameDescription.card_texts, rendered by the
+   * site as <script id="viewer-card-texts">): {id: {name, text}}. Read once; {} when absent. */
+  var cardTable = null;
+  function cardInfo(id) {
+    if (cardTable === null) {
+      cardTable = {};
+      var node = document.getElementById("viewer-card-texts");
+      try {
+        cardTable = obj(node ? JSON.parse(node.textContent || "{}") : {});
+      } catch (e) {
+        cardTable = {};
+      }
+    }
+    return typeof id === "string" && has(cardTable, id) ? obj(cardTable[id]) : null;
+  }
+  /** A card's name for its id (the value itself when it is not a card id). */
+  function cardName(value) {
+    var info = cardInfo(value);
+    return info && info.name ? String(info.name) : String(value);
   }
 
   /** h("div", {class: "x", text: "y", "data-seat": 1}, children...) — never parses HTML. */
@@ -158,7 +181,9 @@
 
   // ------------------------------------------------------------------ cards
   /**
-   * A card tile. spec: {id, name, value, kind, colour, note, symbol, classes, title, small}.
+   * A card tile. spec: {id, name, value, kind, colour, note, symbol, classes, title, text, small}; the
+   * tooltip (title) gives the name, kind, colour and note, then what the card does: spec.text, else the
+   * page's card texts for its id.
    * A spec with hidden: true draws a card back (no data-card-id).
    */
   function card(spec) {
@@ -173,11 +198,15 @@
     arr(spec.classes).forEach(function (c) {
       if (safeToken(c)) classes.push(c);
     });
+    var info = cardInfo(spec.id);
+    var effect = spec.text || (info && info.text) || "";
     var tile = h("div", {
       class: classes.join(" "),
       "data-card-id": spec.id !== undefined && spec.id !== null ? String(spec.id) : null,
       "data-colour": spec.colour ? String(spec.colour) : null,
-      title: spec.title || [spec.name, spec.kind, spec.colour].filter(Boolean).join(" · "),
+      // the tooltip: the name, what kind of card, and what it does (the rules' words)
+      title: spec.title || [spec.name, spec.kindLabel || spec.kind, spec.colour !== spec.kind ? spec.colour : null, spec.note]
+        .filter(Boolean).join(" · ") + (effect ? " — " + effect : ""),
     });
     tile.appendChild(h("span", { class: "card-band" }));
     tile.appendChild(h("span", { class: "card-value", text: spec.value === undefined || spec.value === null ? "" : spec.value }));
@@ -411,7 +440,7 @@
       panel.appendChild(ctx.seatHeader(seat,
         kv(solo ? "Score (you − apprentice)" : "Score", isNum(scores[seat]) ? scores[seat] : 0, "score"),
         orchid && orchid !== "white" ? kv("Orchid counts as", orchid) : null,
-        arr(arr(v.used)[seat]).length ? kv("Used", arr(arr(v.used)[seat]).join(", ")) : null));
+        arr(arr(v.used)[seat]).length ? kv("Used", arr(arr(v.used)[seat]).map(cardName).join(", ")) : null));
       panel.appendChild(tmArrangement(ctx, columns));
       seats.appendChild(panel);
     }
@@ -482,18 +511,21 @@
   var TT_PHASES = { reserve: "Reserve picks", draw: "Reserve draws", play: "Trick", bonus: "Bonus card for a 7",
     take_back: "Take back", round_end: "Round end", over: "Match over" };
 
-  function ttCard(c, small) {
+  function ttCard(c, small, covered) {
     c = obj(c);
     if (c.hidden) return cardBack({ small: small });
+    var classes = c.bonus_icon ? ["bonus-icon"] : [];
+    if (covered) classes.push("covered");
     return card({
       id: c.id, name: c.name || c.id, colour: c.family, kind: c.kind || "number",
       kindLabel: c.family || c.kind || "", value: c.value, symbol: TT_SYMBOL[c.family] || "",
-      classes: c.bonus_icon ? ["bonus-icon"] : null, note: c.bonus_icon ? "\u2605 bonus" : null, small: small,
+      classes: classes, note: c.bonus_icon ? "\u2605 bonus" : null, small: small,
     });
   }
   function ttBonus(id, textMap, small, cls) {
+    // this round's face of a variable card (the view's bonus.text), else the page's card texts
     return card({ id: id, name: String(id).replace(/_/g, " "), kind: "bonus", kindLabel: "bonus",
-      title: textMap && textMap[id] ? String(textMap[id]) : String(id), classes: cls ? [cls] : null, small: small,
+      text: textMap && textMap[id] ? String(textMap[id]) : null, classes: cls ? [cls] : null, small: small,
       value: "B" });
   }
   function renderTrickyTwist(ctx, board) {
@@ -584,8 +616,9 @@
       var piles = arr(arr(v.tricks)[seat]);
       panel.appendChild(row("tricks", h("span", { class: "row-label", text: "Tricks (" + piles.length + ")" }),
         piles.length ? piles.map(function (pile) {
-          return h("div", { class: "pile" }, arr(pile).map(function (c) {
-            return ttCard(c, true);
+          // a pile fanned: each covered card a strip with its name, the top card whole below them
+          return h("div", { class: "pile" }, arr(pile).map(function (c, i) {
+            return ttCard(c, true, i < arr(pile).length - 1);
           }));
         }) : empty()));
       var falses = arr(arr(v.false_tricks)[seat]);
@@ -623,7 +656,7 @@
           notes.push(ctx.name(obj(f).seat) + " takes back " + text(obj(obj(f).card).name) + " as a false trick");
         });
         arr(rec.bonus).forEach(function (x) {
-          notes.push(ctx.name(obj(x).seat) + " bonus: " + (obj(x).bonus || "declined"));
+          notes.push(ctx.name(obj(x).seat) + " bonus: " + (obj(x).bonus ? cardName(obj(x).bonus) : "declined"));
         });
         arr(rec.take_back).forEach(function (x) {
           notes.push(ctx.name(obj(x).seat) + " takes back " + (obj(x).card ? text(obj(obj(x).card).name) : "nothing"));
@@ -693,13 +726,16 @@
       byCell[cell.row + "," + cell.col] = arr(cell.cards);
     });
     var moved = arr(win.moved), fed = arr(win.fed);
-    var grid = h("div", { class: "misty-window" });
-    grid.style.gridTemplateColumns = "repeat(" + (maxC - minC + 1) + ", auto)";
+    // labelled as the labels and events name a cell: "(1, 0)" is row 1, col 0
+    var grid = h("div", { class: "misty-window" }, h("span", { class: "misty-axis", text: "(row, col)" }));
+    grid.style.gridTemplateColumns = "auto repeat(" + (maxC - minC + 1) + ", auto)";
+    for (var c0 = minC; c0 <= maxC; c0++) grid.appendChild(h("span", { class: "misty-col-label", "data-col": c0, text: "col " + c0 }));
     for (var r = minR; r <= maxR; r++) {
+      grid.appendChild(h("span", { class: "misty-row-label", "data-row": r, text: "row " + r }));
       for (var c = minC; c <= maxC; c++) {
         var stack = byCell[r + "," + c] || [];
         var cellEl = h("div", { class: "misty-cell" + (stack.length ? "" : " empty") + (stack.length > 1 ? " stacked" : ""),
-          "data-row": r, "data-col": c, title: "(" + r + ", " + c + ")" });
+          "data-row": r, "data-col": c, title: "(" + r + ", " + c + ")" + (stack.length > 1 ? ": " + stack.length + " cards, the top one last" : "") });
         stack.forEach(function (x, i) {
           x = obj(x);
           var cls = [];
@@ -712,7 +748,12 @@
             cls.push("used");
             notes.push("has eaten");
           }
+          // a stack is fanned: each covered card a strip with its name, the top card whole below them
           if (i === stack.length - 1) cls.push("top");
+          else {
+            cls.push("covered");
+            notes.push("covered");
+          }
           cellEl.appendChild(mistyCard(x, true, { classes: cls, note: notes.join(", ") || null }));
         });
         if (stack.length > 1) cellEl.appendChild(h("span", { class: "stack-count", text: "\u00d7" + stack.length }));
@@ -802,7 +843,7 @@
       var list = h("ul", { class: "event-log" });
       var known = mistyKnownCards(v);
       var nameOf = function (id) {
-        return known[id] ? text(known[id].name) + " (" + id + ")" : text(id);
+        return known[id] ? text(known[id].name) : cardName(id);
       };
       log.slice(-6).forEach(function (e) {
         e = obj(e);
@@ -811,7 +852,7 @@
           item.appendChild(h("span", { text: "Revealed (phase " + text(e.phase) + ", pick " + text(e.pick) + "): " }));
           arr(e.placements).forEach(function (p) {
             p = obj(p);
-            var cardObj = typeof p.card === "string" ? known[p.card] || { id: p.card, name: p.card } : p.card;
+            var cardObj = typeof p.card === "string" ? known[p.card] || { id: p.card, name: cardName(p.card) } : p.card;
             item.appendChild(h("span", { class: "placement" }, ctx.seatTag(p.seat), " ", mistyCard(cardObj, true),
               " (" + p.row + ", " + p.col + ")"));
           });
@@ -963,7 +1004,7 @@
       if (own && has(own, "submitted")) {
         var sub = own.submitted;
         panel.appendChild(h("p", { class: "note", text: "Sealed submission this window: " +
-          (sub === null ? "none yet" : sub.type === "pass" ? "pass" : text(obj(sub).card)) }));
+          (sub === null ? "none yet" : sub.type === "pass" ? "pass" : cardName(obj(sub).card)) }));
       }
       var taken = arr(arr(v.taken)[seat]);
       panel.appendChild(row("taken", h("span", { class: "row-label", text: "Taken (" + taken.length + ")" }),
@@ -1061,7 +1102,8 @@
   var SCORE_KEYS = { "tussie-mussie": "scores", "tricky-twist": "totals", "misty": "points", "bszzzz": "scores" };
 
   /** The units a viewer can jump by, per game: a unit starts where its key changes from the step
-   * before; label names the unit a step belongs to (for the list of events). From public frames only. */
+   * before; label(view, viewer) names the unit a step belongs to (for the list of events). From public
+   * frames only. */
   function bzTricksDone(v) {
     return arr(v.windows).filter(function (w) {
       var e = obj(w).effect;
@@ -1072,7 +1114,10 @@
     "tussie-mussie": [
       { name: "round", key: function (v) { return v.round; }, label: function (v) { return "Round " + (v.round + 1); } },
       { name: "offer", key: function (v) { return v.round + "|" + (v.offer ? obj(v.offer).offerer + ">" + obj(v.offer).receiver : v.phase); },
-        label: function (v) { return v.offer ? "Offer: seat " + obj(v.offer).offerer + " to seat " + obj(v.offer).receiver : TM_PHASES[v.phase] || text(v.phase); } },
+        label: function (v, viewer) {
+          return v.offer ? "Offer: " + viewer.seatName(obj(v.offer).offerer) + " to " + viewer.seatName(obj(v.offer).receiver) :
+            TM_PHASES[v.phase] || text(v.phase);
+        } },
     ],
     "tricky-twist": [
       { name: "round", key: function (v) { return v.round; }, label: function (v) { return "Round " + (v.round + 1); } },
@@ -1091,6 +1136,50 @@
       { name: "window", key: function (v) { return v.round + "|" + arr(v.windows).length; },
         label: function (v) { return "Window " + (arr(v.windows).length + 1); } },
     ],
+  };
+
+  /** The cards that moved at this step, per game, from the view before it and this one (ids): drawn
+   * highlighted (class just-moved). */
+  function idsIn(value, out) {
+    out = out || [];
+    if (Array.isArray(value)) value.forEach(function (x) { idsIn(x, out); });
+    else if (value !== null && typeof value === "object") {
+      if (typeof value.id === "string") out.push(value.id);
+      Object.keys(value).forEach(function (k) { if (k !== "id") idsIn(value[k], out); });
+    }
+    return out;
+  }
+  function topCardId(trick) {
+    var last = obj(arr(trick)[arr(trick).length - 1]);
+    return obj(last.card).id || null;
+  }
+  var JUST_MOVED = {
+    // the tiles that came into an arrangement
+    "tussie-mussie": function (before, now) {
+      var had = idsIn(before.arrangements);
+      return idsIn(now.arrangements).filter(function (id) { return had.indexOf(id) < 0; });
+    },
+    // the card just played on the trick
+    "tricky-twist": function (before, now) {
+      return arr(now.trick).length > arr(before.trick).length ? [topCardId(now.trick)] : [];
+    },
+    // the cards placed, moved or eating in this step's events
+    "misty": function (before, now) {
+      if (before.round !== now.round) return [];
+      var ids = [];
+      arr(now.log).slice(arr(before.log).length).forEach(function (e) {
+        e = obj(e);
+        if (e.event === "move") ids.push(e.card);
+        else if (e.event === "eat") ids.push(e.monster);
+        else if (e.event === "reveal") arr(e.placements).forEach(function (p) { ids.push(obj(p).card); });
+      });
+      return ids;
+    },
+    // the card that landed on the trick
+    "bszzzz": function (before, now) {
+      var top = topCardId(now.trick);
+      return top && top !== topCardId(before.trick) ? [top] : [];
+    },
   };
 
   var RENDERERS = {
@@ -1432,6 +1521,7 @@
     board.setAttribute("data-game", game);
     try {
       renderer(ctx, board);
+      this.markJustMoved(board, game, step);
     } catch (error) {
       clear(board);
       board.appendChild(h("p", { class: "viewer-error", text: "This step could not be drawn as a table (" +
@@ -1439,6 +1529,19 @@
       renderGeneric(ctx, board);
       if (window.console) console.error(error);
     }
+  };
+
+  /** Highlight the cards that moved at this step (JUST_MOVED), in the same perspective's views. */
+  Viewer.prototype.markJustMoved = function (board, game, step) {
+    if (!step || !Object.prototype.hasOwnProperty.call(JUST_MOVED, game)) return;
+    var ids = JUST_MOVED[game](obj(this.viewAt(step - 1).view), obj(this.viewAt(step).view));
+    if (!ids.length) return;
+    Array.prototype.forEach.call(board.querySelectorAll(".card[data-card-id]"), function (tile) {
+      if (ids.indexOf(tile.getAttribute("data-card-id")) >= 0) {
+        tile.classList.add("just-moved");
+        tile.title += " (just moved)";
+      }
+    });
   };
 
   Viewer.prototype.renderAction = function (step) {
@@ -1606,7 +1709,7 @@
           previous[m] = key;
           var label;
           try {
-            label = marks[m].label(view);
+            label = marks[m].label(view, self);
           } catch (e) {
             label = marks[m].name;
           }
