@@ -883,7 +883,7 @@
   }
 
   // ================================================================== Bszzzz!
-  var BZ_SYMBOL = { fly: "\u2022", mosquito: "\u2020", bee: "\u2740", butterfly: "\u2766", web: "\u2317", swatter: "\u2298" };
+  var BZ_SYMBOL = { fly: "\u2022", mosquito: "\u2020", bee: "\u2740", butterfly: "\u2766", web: "\u2638", swatter: "\u2298" };
   var BZ_EFFECT = { trick: "added to the trick", web: "web: trick discarded", "swat-trick": "swatter: trick taken",
     "swat-useful": "swatter: useful insects taken", none: "nothing applied" };
 
