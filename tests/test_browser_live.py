@@ -247,9 +247,9 @@ def check_tiles_legible(page, game: str, step: int) -> None:
         assert (effect and effect in expected) if expected else not effect, (where, card_id, title, expected)
 
 
-def open_step(browser, site, match_id: int, step: int, width: int):
+def open_step(browser, site, match_id: int, step: int, width: int, view: str = "spectator"):
     page = browser.new_page(viewport={"width": width, "height": 900})
-    page.goto(f"{site.url}/matches/{match_id}/#step={step}")
+    page.goto(f"{site.url}/matches/{match_id}/#step={step}&view={view}")
     page.wait_for_selector("#viewer[data-ready]")
     return page
 
@@ -282,6 +282,10 @@ def test_each_games_cards_are_legible_named_and_explained(site, replays, browser
             page = open_step(browser, site, match_id, step, width)
             check_tiles_legible(page, game, step)
             page.close()
+    page = open_step(browser, site, match_id, steps[0], 390, view="all")  # every hand shown
+    assert page.locator("#viewer").get_attribute("data-perspective") == "all"
+    check_tiles_legible(page, game, steps[0])
+    page.close()
     # the spectator's events name the cards and seats, never their ids
     page = open_step(browser, site, match_id, len(frames) - 1, 1280)
     page.click("#viewer-events summary")
