@@ -127,6 +127,69 @@ def check_public_hidden(state: GameState, rng: random.Random, samples: int = 2) 
                 f"the public view shows something seat {seat} cannot know")
 
 
+Label = Callable[[GameState, int, dict], str]
+
+
+def public_label(state: GameState, seat: int, action: dict) -> str:
+    return state.public_label(seat, action)
+
+
+def public_outcomes(state: GameState, seat: int, label: Label) -> dict[str, str]:
+    """For each of ``seat``'s legal actions, the spectator's view after it (canonical JSON) mapped
+    to the action's label; two actions a spectator cannot tell apart must share their label."""
+    outcomes: dict[str, str] = {}
+    for action in state.legal_actions(seat):
+        text = label(state, seat, action)
+        after = state.clone()
+        after.apply(seat, action)
+        key = json.dumps(after.public_view(), sort_keys=True)
+        assert outcomes.setdefault(key, text) == text, (
+            f"seat {seat}: {text!r} and {outcomes[key]!r} label actions a spectator cannot tell apart")
+        outcomes[key] = text
+    return outcomes
+
+
+def same_labels(mine: dict[str, str], theirs: dict[str, str], seat: int) -> int:
+    """Actions of ``seat`` in two states a spectator cannot tell apart (``public_outcomes`` of
+    each) that leave it the same view share their label; returns how many pairs were compared."""
+    for key in mine.keys() & theirs.keys():
+        assert mine[key] == theirs[key], (
+            f"seat {seat}'s public label {mine[key]!r} becomes {theirs[key]!r} when only what the "
+            f"spectator cannot know changes")
+    return len(mine.keys() & theirs.keys())
+
+
+def check_same_public_labels(state: GameState, other: GameState, seat: int, label: Label = public_label) -> int:
+    """``state`` and ``other`` are states a spectator cannot tell apart (a hand-built pair):
+    ``seat``'s actions leaving the spectator the same view carry the same label."""
+    assert json.dumps(state.public_view(), sort_keys=True) == json.dumps(other.public_view(), sort_keys=True)
+    return same_labels(public_outcomes(state, seat, label), public_outcomes(other, seat, label), seat)
+
+
+def check_public_labels_at(state: GameState, rng: random.Random, samples: int = 2,
+                           label: Label = public_label) -> int:
+    """A public label is a function of public information only: two actions (of this state, or of
+    a state the spectator cannot tell from it) that leave the spectator the same view carry the same
+    label, so the label names nothing the action did not show everyone. The states compared are
+    resampled for each seat other than the acting one, then half the time once more for any seat
+    (the spectator knows less than every seat). Returns how many actions of resampled states were
+    compared (to prove the check not vacuous)."""
+    compared = 0
+    players = state.config.players
+    for seat in list(state.to_move()):
+        mine = public_outcomes(state, seat, label)
+        for other_seat in range(players):
+            if other_seat == seat:
+                continue
+            for _ in range(samples):
+                other = state.resample_hidden(other_seat, rng)
+                if rng.random() < 0.5:
+                    other = other.resample_hidden(rng.randrange(players), rng)
+                if seat in other.to_move():
+                    compared += same_labels(mine, public_outcomes(other, seat, label), seat)
+    return compared
+
+
 def check_pending_hidden(state: GameState, rng: random.Random) -> None:
     """Where several seats decide at once, one seat's submission changes nothing the others see."""
     seats = state.to_move()

@@ -443,6 +443,14 @@ class TussieMussieState(GameState):
             return f"Marigold: discard the {name(self.hands[seat][action['column']][0])}"
         return "end your Pre-Presentation"
 
+    def public_label(self, seat: int, action: Action) -> str:
+        """The label any other seat or a spectator may read. Only an offer hides a tile (its
+        face-down one); every other action is seen whole once played (Pre-Presentation happens
+        after the keepsakes are revealed, and the solo table's face-down tiles are named by place)."""
+        if action["type"] == "offer":
+            return f"offer the {TILES[action['face_up']].name} face up and a tile face down"
+        return self.action_label(seat, action)
+
     # ------------------------------------------------------------------ what a seat sees
     def knows(self, viewer: int | None, seen: int) -> bool:
         """Whether ``viewer`` (None: a spectator) knows a tile with this ``seen`` mask."""
