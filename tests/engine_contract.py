@@ -134,50 +134,78 @@ def public_label(state: GameState, seat: int, action: dict) -> str:
     return state.public_label(seat, action)
 
 
-def public_outcomes(state: GameState, seat: int, label: Label) -> dict[str, str]:
-    """For each of ``seat``'s legal actions, the spectator's view after it (canonical JSON) mapped
-    to the action's label; two actions a spectator cannot tell apart must share their label."""
-    outcomes: dict[str, str] = {}
+def canonical(data: object) -> str:
+    return json.dumps(data, sort_keys=True)
+
+
+Outcome = tuple[dict, str, GameState, str]  # action, public view after it (JSON), state after, label
+
+
+def label_outcomes(state: GameState, seat: int, label: Label) -> list[Outcome]:
+    """For each of ``seat``'s legal actions: the action, the spectator's view after it (canonical
+    JSON), the state after it and the action's label."""
+    outcomes = []
     for action in state.legal_actions(seat):
-        text = label(state, seat, action)
         after = state.clone()
         after.apply(seat, action)
-        key = json.dumps(after.public_view(), sort_keys=True)
-        assert outcomes.setdefault(key, text) == text, (
-            f"seat {seat}: {text!r} and {outcomes[key]!r} label actions a spectator cannot tell apart")
-        outcomes[key] = text
+        outcomes.append((action, canonical(after.public_view()), after, label(state, seat, action)))
     return outcomes
 
 
-def same_labels(mine: dict[str, str], theirs: dict[str, str], seat: int) -> int:
-    """Actions of ``seat`` in two states a spectator cannot tell apart (``public_outcomes`` of
-    each) that leave it the same view share their label; returns how many pairs were compared."""
-    for key in mine.keys() & theirs.keys():
-        assert mine[key] == theirs[key], (
-            f"seat {seat}'s public label {mine[key]!r} becomes {theirs[key]!r} when only what the "
-            f"spectator cannot know changes")
-    return len(mine.keys() & theirs.keys())
+def every_observation(state: GameState) -> str:
+    return canonical([state.observation(s) for s in range(state.config.players)])
+
+
+def check_labels_within(outcomes: list[Outcome], seat: int) -> None:
+    """Two actions the spectator cannot tell apart afterwards, but some seat can (the acting one,
+    say: its sealed pick), carry the same public label: it may not tell what only they know. (When
+    no view at all tells them apart — a round ended on the same step — nothing is hidden.)"""
+    groups: dict[str, list[tuple[GameState, str]]] = {}
+    for _, public, after, text in outcomes:
+        for after_before, text_before in groups.setdefault(public, []):
+            assert text == text_before or every_observation(after) == every_observation(after_before), (
+                f"seat {seat}: {text!r} and {text_before!r} label actions a spectator cannot tell apart")
+        groups[public].append((after, text))
+
+
+def check_labels_across(mine: list[Outcome], theirs: list[Outcome], seat: int) -> int:
+    """The same action in two states the spectator cannot tell apart, leaving it the same view,
+    carries the same label (an offer's face-down tile differs, say). Returns the pairs compared."""
+    theirs_by_action = {canonical(a): (public, text) for a, public, _, text in theirs}
+    compared = 0
+    for action, public, _, text in mine:
+        other = theirs_by_action.get(canonical(action))
+        if other is not None and other[0] == public:
+            assert other[1] == text, (
+                f"seat {seat}'s public label {text!r} becomes {other[1]!r} when only what the spectator "
+                f"cannot know changes")
+            compared += 1
+    return compared
 
 
 def check_same_public_labels(state: GameState, other: GameState, seat: int, label: Label = public_label) -> int:
     """``state`` and ``other`` are states a spectator cannot tell apart (a hand-built pair):
-    ``seat``'s actions leaving the spectator the same view carry the same label."""
-    assert json.dumps(state.public_view(), sort_keys=True) == json.dumps(other.public_view(), sort_keys=True)
-    return same_labels(public_outcomes(state, seat, label), public_outcomes(other, seat, label), seat)
+    ``seat``'s actions carry public labels that cannot tell them apart either."""
+    assert canonical(state.public_view()) == canonical(other.public_view())
+    mine, theirs = label_outcomes(state, seat, label), label_outcomes(other, seat, label)
+    check_labels_within(mine, seat)
+    check_labels_within(theirs, seat)
+    return check_labels_across(mine, theirs, seat)
 
 
 def check_public_labels_at(state: GameState, rng: random.Random, samples: int = 2,
                            label: Label = public_label) -> int:
-    """A public label is a function of public information only: two actions (of this state, or of
-    a state the spectator cannot tell from it) that leave the spectator the same view carry the same
-    label, so the label names nothing the action did not show everyone. The states compared are
-    resampled for each seat other than the acting one, then half the time once more for any seat
-    (the spectator knows less than every seat). Returns how many actions of resampled states were
-    compared (to prove the check not vacuous)."""
+    """A public label names nothing the action did not show everyone: the acting seat's actions
+    that the spectator cannot tell apart afterwards share their label (``check_labels_within``),
+    and an action's label is the same in states the spectator cannot tell apart
+    (``check_labels_across``) — resampled for each seat other than the acting one, then half the
+    time once more for any seat (the spectator knows less than every seat). Returns how many
+    actions of resampled states were compared (to prove the check not vacuous)."""
     compared = 0
     players = state.config.players
     for seat in list(state.to_move()):
-        mine = public_outcomes(state, seat, label)
+        mine = label_outcomes(state, seat, label)
+        check_labels_within(mine, seat)
         for other_seat in range(players):
             if other_seat == seat:
                 continue
@@ -186,7 +214,7 @@ def check_public_labels_at(state: GameState, rng: random.Random, samples: int = 
                 if rng.random() < 0.5:
                     other = other.resample_hidden(rng.randrange(players), rng)
                 if seat in other.to_move():
-                    compared += same_labels(mine, public_outcomes(other, seat, label), seat)
+                    compared += check_labels_across(mine, label_outcomes(other, seat, label), seat)
     return compared
 
 

@@ -343,6 +343,10 @@ def test_solo_labels_name_face_down_tiles_by_position() -> None:
     assert any("left face-down tile" in label for label in labels)
     for tile in hidden:
         assert all(TILES[tile].name not in label for label in labels)
+    # which face-down tile the seat took leaves no trace a spectator sees: its public label says neither
+    public = [state.public_label(0, a) for a in state.legal_actions(0)]
+    assert not any("left" in label or "right" in label for label in public)
+    assert any("take a face-down tile" in label for label in public)
 
 
 def test_solo_turn_card_six_discards_unseen() -> None:
