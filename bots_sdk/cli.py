@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=run_replay_check)
     show = replay_commands.add_parser("show", help="print a replay step by step")
     show.add_argument("file")
-    show.add_argument("--seat", type=int, help="also print what this seat saw at each step")
+    show.add_argument("--seat", type=int, help="also print what this seat saw at each step (the other "
+                      "seats' actions as it could read them)")
     show.set_defaults(run=run_replay_show)
 
     games = commands.add_parser("games", help="list the games, variants and options")
@@ -371,7 +372,9 @@ def run_replay_show(args: argparse.Namespace) -> int:
             entry = step.entry
             source = "" if entry["source"] == "bot" else f" [{entry['source']}" + (
                 f": {entry['fault']}]" if entry.get("fault") else "]")
-            print(f"step {step.index + 1}: seat {entry['seat']} ({names[entry['seat']]}) {step.label}{source}")
+            # with --seat, another seat's action as that seat could read it (no hidden card named)
+            label = step.label if args.seat in (None, entry["seat"]) else step.public_label
+            print(f"step {step.index + 1}: seat {entry['seat']} ({names[entry['seat']]}) {label}{source}")
             show_view(step.state)
     except ReplayError as exc:
         print(f"replay stops: {exc}")

@@ -15,13 +15,16 @@ A replay (JSON, stored gzipped) holds:
   after every step (frame 0 is the start, frame i follows log entry i-1), each frame a keyframe
   ``{"k": view}`` every ``KEYFRAME_EVERY`` steps, else a delta ``{"d": delta}`` from the frame before;
 - ``labels``: per log entry, the engine's human label of its action, as the acting seat was shown it
-  ("Play the Rose face up"), for viewers;
+  ("offer the Rose face up and the Tulip face down"), for the acting seat's own perspective;
+- ``public_labels``: per log entry, what the other seats and a spectator may read of that action
+  (``GameState.public_label``: "offer the Rose face up and a tile face down"), for every other
+  perspective; replays made before it was recorded have none (a viewer then shows no label there);
 - ``bot_logs``: the bots' log lines, with the seat, decision and step they belong to: the step whose
   frame shows the action of their decision (a fault's traceback sits at the step of the fault);
 - ``result``: the game's result plus the seats' statuses and strikes.
 
 Views are re-derived from the seed and the log by the engine, so ``check_replay`` can prove every
-recorded view, action, label and the result.
+recorded view, action, label (public label) and the result.
 """
 from __future__ import annotations
 
@@ -140,6 +143,7 @@ class Step:
     index: int
     entry: dict[str, Any]
     label: str  # the action's label, as the seat saw it ("" unless asked for)
+    public_label: str  # what the others may read of it ("" unless asked for)
     state: GameState
 
 
@@ -198,8 +202,9 @@ class Resimulation:
             else:
                 raise ReplayError(f"{where}: unknown source {source!r}")
             label = state.action_label(seat, action) if labels else ""
+            public_label = state.public_label(seat, action) if labels else ""
             state.apply(seat, action)
-            yield Step(index, entry, label, state)
+            yield Step(index, entry, label, public_label, state)
 
     def result(self) -> dict[str, Any]:
         """The match result with the seats' statuses, once every step has been played."""
@@ -212,10 +217,11 @@ class Resimulation:
         return json.loads(json.dumps(result))
 
 
-def iter_views(header: dict[str, Any], log: list[dict[str, Any]],
-               labels: list[str] | None = None) -> Iterator[tuple[Any, list[Any]] | dict]:
+def iter_views(header: dict[str, Any], log: list[dict[str, Any]], labels: list[str] | None = None,
+               public_labels: list[str] | None = None) -> Iterator[tuple[Any, list[Any]] | dict]:
     """By re-simulation: every step's public view and per-seat observations, then the result; with
-    ``labels``, each step's action label is appended to it on the way.
+    ``labels`` (and ``public_labels``), each step's action label (and public label) is appended to
+    it on the way.
 
     Views are compared as the engines make them: engines speak plain JSON types only (docs/engines.md),
     so no JSON round trip is needed (it would cost more than the game itself).
@@ -227,20 +233,24 @@ def iter_views(header: dict[str, Any], log: list[dict[str, Any]],
         return state.public_view(), [state.observation(seat) for seat in range(players)]
 
     yield views(sim.state)
-    for step in sim.steps(labels=labels is not None):
+    for step in sim.steps(labels=labels is not None or public_labels is not None):
         if labels is not None:
             labels.append(step.label)
+        if public_labels is not None:
+            public_labels.append(step.public_label)
         yield views(step.state)
     yield sim.result()
 
 
-def record_views(header: dict[str, Any], log: list[dict[str, Any]]) -> tuple[list, list[list], dict, list[str]]:
-    """The encoded public and per-seat frames, the result and the actions' labels."""
+def record_views(header: dict[str, Any], log: list[dict[str, Any]]
+                 ) -> tuple[list, list[list], dict, list[str], list[str]]:
+    """The encoded public and per-seat frames, the result, the actions' labels and public labels."""
     public = FrameEncoder()
     seats = [FrameEncoder() for _ in range(header["players"])]
     result: dict = {}
     labels: list[str] = []
-    for item in iter_views(header, log, labels):
+    public_labels: list[str] = []
+    for item in iter_views(header, log, labels, public_labels):
         if isinstance(item, dict):
             result = item
             break
@@ -248,7 +258,7 @@ def record_views(header: dict[str, Any], log: list[dict[str, Any]]) -> tuple[lis
         public.add(view)
         for encoder, observation in zip(seats, observations):
             encoder.add(observation)
-    return public.frames, [s.frames for s in seats], result, labels
+    return public.frames, [s.frames for s in seats], result, labels, public_labels
 
 
 # ---------------------------------------------------------------------- build, store, check
@@ -293,7 +303,7 @@ def bot_log_steps(match: Match) -> list[dict]:
 def assemble_replay(header: dict, log: list[dict], bot_logs: list[dict], expected: dict) -> dict[str, Any]:
     """The replay, every view re-derived by the engine from the seed and the log; its result must
     be the match's."""
-    public, seats, result, labels = record_views(header, log)
+    public, seats, result, labels, public_labels = record_views(header, log)
     if result != expected:
         raise ReplayError("re-simulating the match did not give its result")
     return {
@@ -302,6 +312,7 @@ def assemble_replay(header: dict, log: list[dict], bot_logs: list[dict], expecte
         "public": public,
         "views": seats,
         "labels": labels,
+        "public_labels": public_labels,
         "bot_logs": bot_logs,
         "result": result,
     }
@@ -344,9 +355,10 @@ def check_replay(replay: dict[str, Any]) -> list[str]:
     problems: list[str] = []
     differs: dict[str, int] = {}
     labels: list[str] = []
+    public_labels: list[str] = []
     step = 0
     try:
-        for item in iter_views(header, log, labels):
+        for item in iter_views(header, log, labels, public_labels):
             if isinstance(item, dict):
                 if replay["result"] != item:
                     problems.append(f"the result differs: recorded {replay['result']}, re-simulated {item}")
@@ -367,11 +379,14 @@ def check_replay(replay: dict[str, Any]) -> list[str]:
     for seat in range(players):
         if seat in differs or next(recorded_seats[seat], None) is not None:
             problems.append(f"seat {seat}'s views differ from step {differs.get(seat, step)}")
-    recorded_labels = replay.get("labels")  # replays made before labels were recorded have none
-    if recorded_labels is not None and recorded_labels != labels:
-        first = next((i for i, (a, b) in enumerate(zip(recorded_labels, labels)) if a != b),
-                     min(len(recorded_labels), len(labels)))
-        problems.append(f"the action labels differ from log entry {first}")
+    # replays made before labels (or public labels) were recorded have none
+    for key, what, derived in (("labels", "action labels", labels),
+                               ("public_labels", "public action labels", public_labels)):
+        recorded = replay.get(key)
+        if recorded is not None and recorded != derived:
+            first = next((i for i, (a, b) in enumerate(zip(recorded, derived)) if a != b),
+                         min(len(recorded), len(derived)))
+            problems.append(f"the {what} differ from log entry {first}")
     return problems
 
 

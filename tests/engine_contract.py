@@ -127,6 +127,97 @@ def check_public_hidden(state: GameState, rng: random.Random, samples: int = 2) 
                 f"the public view shows something seat {seat} cannot know")
 
 
+Label = Callable[[GameState, int, dict], str]
+
+
+def public_label(state: GameState, seat: int, action: dict) -> str:
+    return state.public_label(seat, action)
+
+
+def canonical(data: object) -> str:
+    return json.dumps(data, sort_keys=True)
+
+
+Outcome = tuple[dict, str, GameState, str]  # action, public view after it (JSON), state after, label
+
+
+def label_outcomes(state: GameState, seat: int, label: Label) -> list[Outcome]:
+    """For each of ``seat``'s legal actions: the action, the spectator's view after it (canonical
+    JSON), the state after it and the action's label."""
+    outcomes = []
+    for action in state.legal_actions(seat):
+        after = state.clone()
+        after.apply(seat, action)
+        outcomes.append((action, canonical(after.public_view()), after, label(state, seat, action)))
+    return outcomes
+
+
+def every_observation(state: GameState) -> str:
+    return canonical([state.observation(s) for s in range(state.config.players)])
+
+
+def check_labels_within(outcomes: list[Outcome], seat: int) -> None:
+    """Two actions the spectator cannot tell apart afterwards, but some seat can (the acting one,
+    say: its sealed pick), carry the same public label: it may not tell what only they know. (When
+    no view at all tells them apart — a round ended on the same step — nothing is hidden.)"""
+    groups: dict[str, list[tuple[GameState, str]]] = {}
+    for _, public, after, text in outcomes:
+        for after_before, text_before in groups.setdefault(public, []):
+            assert text == text_before or every_observation(after) == every_observation(after_before), (
+                f"seat {seat}: {text!r} and {text_before!r} label actions a spectator cannot tell apart")
+        groups[public].append((after, text))
+
+
+def check_labels_across(mine: list[Outcome], theirs: list[Outcome], seat: int) -> int:
+    """The same action in two states the spectator cannot tell apart, leaving it the same view,
+    carries the same label (an offer's face-down tile differs, say). Returns the pairs compared."""
+    theirs_by_action = {canonical(a): (public, text) for a, public, _, text in theirs}
+    compared = 0
+    for action, public, _, text in mine:
+        other = theirs_by_action.get(canonical(action))
+        if other is not None and other[0] == public:
+            assert other[1] == text, (
+                f"seat {seat}'s public label {text!r} becomes {other[1]!r} when only what the spectator "
+                f"cannot know changes")
+            compared += 1
+    return compared
+
+
+def check_same_public_labels(state: GameState, other: GameState, seat: int, label: Label = public_label) -> int:
+    """``state`` and ``other`` are states a spectator cannot tell apart (a hand-built pair):
+    ``seat``'s actions carry public labels that cannot tell them apart either."""
+    assert canonical(state.public_view()) == canonical(other.public_view())
+    mine, theirs = label_outcomes(state, seat, label), label_outcomes(other, seat, label)
+    check_labels_within(mine, seat)
+    check_labels_within(theirs, seat)
+    return check_labels_across(mine, theirs, seat)
+
+
+def check_public_labels_at(state: GameState, rng: random.Random, samples: int = 2,
+                           label: Label = public_label) -> int:
+    """A public label names nothing the action did not show everyone: the acting seat's actions
+    that the spectator cannot tell apart afterwards share their label (``check_labels_within``),
+    and an action's label is the same in states the spectator cannot tell apart
+    (``check_labels_across``) — resampled for each seat other than the acting one, then half the
+    time once more for any seat (the spectator knows less than every seat). Returns how many
+    actions of resampled states were compared (to prove the check not vacuous)."""
+    compared = 0
+    players = state.config.players
+    for seat in list(state.to_move()):
+        mine = label_outcomes(state, seat, label)
+        check_labels_within(mine, seat)
+        for other_seat in range(players):
+            if other_seat == seat:
+                continue
+            for _ in range(samples):
+                other = state.resample_hidden(other_seat, rng)
+                if rng.random() < 0.5:
+                    other = other.resample_hidden(rng.randrange(players), rng)
+                if seat in other.to_move():
+                    compared += check_labels_across(mine, label_outcomes(other, seat, label), seat)
+    return compared
+
+
 def check_pending_hidden(state: GameState, rng: random.Random) -> None:
     """Where several seats decide at once, one seat's submission changes nothing the others see."""
     seats = state.to_move()

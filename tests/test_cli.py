@@ -130,6 +130,25 @@ def test_replay_written_checked_and_tampering_detected(tmp_path: Path) -> None:
     assert done.returncode == 1 and "the result differs" in done.stdout
 
 
+def test_replay_show_for_a_seat_names_no_tile_another_seat_laid_face_down(tmp_path: Path, capsys) -> None:
+    """With ``--seat 1``, seat 0's offers read "a tile face down", as seat 1 could read them; without
+    it (everything) and for seat 1's own offers, the face-down tile is named."""
+    replay = tmp_path / "m.gz"
+    assert main(["play", "tussie-mussie", "random", "random", "--seed", "8", "--replay", str(replay)]) == 0
+    capsys.readouterr()
+    assert main(["replay", "show", str(replay)]) == 0
+    everything = [line for line in capsys.readouterr().out.splitlines() if ") offer the " in line]
+    assert main(["replay", "show", str(replay), "--seat", "1"]) == 0
+    seat_one = [line for line in capsys.readouterr().out.splitlines() if ") offer the " in line]
+    assert len(everything) == len(seat_one) == 2 * 2 * 3  # two offers per seat a round, three rounds
+    for full, seen in zip(everything, seat_one):
+        assert not full.endswith("and a tile face down")
+        if " seat 0 " in full:
+            assert seen.endswith("and a tile face down") and seen != full
+        else:
+            assert seen == full
+
+
 def test_sandboxed_needs_the_referee_and_an_allowed_sandbox(tmp_path: Path) -> None:
     bot = tmp_path / "mine.py"
     bot.write_text("import sys\nsys.exit('imported outside the sandbox')\n")

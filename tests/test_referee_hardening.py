@@ -194,6 +194,7 @@ def test_spectator_calls_are_limited_per_match_and_per_peer_but_not_for_operator
     time.sleep(0.3)  # the referee sees the cancellations; the slots are free again
     live = referee.replay(second.match_id, operator=False)
     assert live["header"]["live"] is True and "seed" not in live["header"]
+    assert set(live) == {"header", "public", "status"}  # while live: no action, so no label of any kind
     finish(referee, created, second)
 
 

@@ -10,7 +10,9 @@ from bots_sdk import RandomBot
 from bots_sdk.greedy import greedy_bot_class
 from bots_sdk.local import play_match
 from referee.games import GAMES
+from referee.games.tussie_mussie.data import TILES
 from referee.replay import (
+    Resimulation,
     build_replay,
     check_replay,
     decode_frames,
@@ -73,6 +75,11 @@ def test_any_edit_is_caught() -> None:
     edited = copy.deepcopy(replay)
     edited["labels"][4] = "Take the Rose face up"
     assert "the action labels differ from log entry 4" in check_replay(edited)
+    # a public label changed (to the private one: a leak)
+    edited = copy.deepcopy(replay)
+    edited["public_labels"][0] = edited["labels"][0]
+    assert edited["public_labels"] != replay["public_labels"]
+    assert "the public action labels differ from log entry 0" in check_replay(edited)
 
 
 def test_labels_say_each_action_as_its_seat_was_shown_it() -> None:
@@ -90,8 +97,47 @@ def test_labels_say_each_action_as_its_seat_was_shown_it() -> None:
     assert len(replay["labels"]) == len(replay["log"])
     assert [(e["seat"], label) for e, label in zip(replay["log"], replay["labels"])] == shown
     assert check_replay(replay) == []
+    assert len(replay["public_labels"]) == len(replay["log"])
+    del replay["public_labels"]  # a replay made before public labels were recorded still checks
+    assert check_replay(replay) == []
     del replay["labels"]  # a replay made before labels were recorded still checks
     assert check_replay(replay) == []
+
+
+def test_public_labels_never_name_the_face_down_tile_of_an_offer() -> None:
+    """Tussie Mussie: the offerer lays one tile face up and one face down; the other seats and a
+    spectator may read which tile is face up, never which one lies face down (docs/rules)."""
+    replay = build_replay(play_match("tussie-mussie", [RandomBot() for _ in range(3)], seed=4).match)
+    sim = Resimulation(replay["header"], replay["log"])
+    offers = 0
+    state, steps = sim.state, sim.steps()
+    for entry, label, public in zip(replay["log"], replay["labels"], replay["public_labels"]):
+        action = entry["action"]
+        if action["type"] == "offer":
+            up = TILES[action["face_up"]].name
+            down = TILES[next(t for t in state.offer["tiles"] if t != action["face_up"])].name
+            assert label == f"offer the {up} face up and the {down} face down"  # the offerer's own
+            assert public == f"offer the {up} face up and a tile face down"
+            offers += 1
+        else:
+            assert public == label  # taking and Pre-Presentation are played in the open
+        next(steps)
+    assert offers == 3 * 6  # two offers per seat in each of three rounds
+
+
+def test_public_labels_name_no_reserve_pick_or_sealed_draft_card() -> None:
+    """Tricky Twist's reserve picks, Misty's draft and every Bszzzz submission are sealed: their
+    public labels are one text whatever the card, while the seat's own label names it."""
+    sealed = {"tricky-twist": ("reserve",), "misty": ("take", "place"), "bszzzz": ("play", "pass")}
+    for game, kinds in sealed.items():
+        replay = build_replay(play_match(game, [RandomBot() for _ in range(3)], seed=3,
+                                         options={"round_cap": 1} if game == "bszzzz" else None).match)
+        publics = {public for entry, public in zip(replay["log"], replay["public_labels"])
+                   if entry["action"]["type"] in kinds}
+        privates = {label for entry, label in zip(replay["log"], replay["labels"])
+                    if entry["action"]["type"] in kinds}
+        assert len(publics) == (2 if game == "misty" else 1), (game, publics)
+        assert len(privates) > 5, game  # the private labels do name the cards
 
 
 def test_seat_views_hide_what_the_seat_did_not_see() -> None:

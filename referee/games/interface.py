@@ -6,7 +6,9 @@ options, engine version) and played through a :class:`GameState`:
 - ``to_move()``: the seats that must decide now (one, or several at once for simultaneous choices;
   a seat that has already submitted its part of a simultaneous choice is no longer listed);
 - ``legal_actions(seat)``: the enumerated choices, each a flat JSON object (``{"type": ..., ...}``
-  with str/int/bool values), ``action_label(seat, action)`` a short human label for one of them;
+  with str/int/bool values), ``action_label(seat, action)`` a short human label for one of them
+  as the acting seat reads it, ``public_label(seat, action)`` what the other seats and a spectator
+  may read of it (sealed choices and face-down cards left unnamed);
 - ``apply(seat, action)``; ``default_action(seat)`` (what the platform plays for a seat that timed
   out or failed);
 - ``observation(seat)`` (the seat's information state, JSON), ``public_view()`` (the spectator's);
@@ -273,6 +275,13 @@ class GameState(ABC):
     @abstractmethod
     def action_label(self, seat: int, action: Action) -> str:
         """A short human label naming hidden cards only by their public handle."""
+
+    @abstractmethod
+    def public_label(self, seat: int, action: Action) -> str:
+        """What any other seat or a spectator may read of ``seat`` playing ``action`` (a replay
+        shows it outside that seat's own perspective): a function of public information only, so
+        it names a card only once the action shows it to everyone ("offer the Rose face up and a
+        tile face down", "put a card in the reserve"); a sealed choice names nothing it hides."""
 
     @abstractmethod
     def apply(self, seat: int, action: Action) -> None:

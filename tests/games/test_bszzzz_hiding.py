@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine_contract import check_hiding_at, check_pending_hidden, seat_view
+from engine_contract import check_hiding_at, check_pending_hidden, check_public_labels_at, seat_view
 from referee.games import get_game
 from referee.games.bszzzz.data import COLOURS
 
@@ -78,6 +79,39 @@ def test_hiding_property():
     assert counts["cases"] == 200
     assert counts["hands_changed"] > counts["resamples"] // 2
     assert counts["pending_changed"] > 0
+
+
+def test_public_labels_property():
+    """At random points of random games, an action's public label is the same in every state the
+    spectator cannot tell apart (a submission is sealed until its window resolves)."""
+    compared = [0]
+
+    @settings(max_examples=40, deadline=None, database=None)
+    @given(seed=st.integers(0, 2**40), players=st.integers(3, 6), variant=st.sampled_from(["standard", "total"]),
+           decisions=st.integers(0, 900))
+    def prop(seed, players, variant, decisions):
+        state = GAME.new_state(GAME.configure(players, variant), seed)
+        rng = random.Random(seed)
+        advance(state, rng, decisions)
+        if not state.is_terminal():
+            compared[0] += check_public_labels_at(state, rng, samples=1)
+
+    prop()
+    assert compared[0] > 0
+
+
+def test_a_sealed_submission_is_named_only_to_its_seat():
+    """The seat reads "play the red bee"; the others read the same words for any card or a pass."""
+    state = build(turn=0, hands=[["swatter-red-1", "fly-orange-2a", "bee-red"],
+                                 ["swatter-yellow-1", "fly-red-3", "bee-blue"],
+                                 ["swatter-green-1", "web-red-a", "fly-blue-2a"],
+                                 ["swatter-blue-1", "fly-purple-2a"]])
+    actions = state.legal_actions(1)
+    assert PASS in actions and len(actions) >= 2
+    assert state.action_label(1, play("bee-blue")).startswith("play the blue bee")
+    assert {state.public_label(1, a) for a in actions} == {"submit a card or a pass (sealed)"}
+    with pytest.raises(AssertionError, match="spectator cannot tell apart"):  # the private label leaks
+        check_public_labels_at(state, random.Random(0), label=lambda s, seat, a: s.action_label(seat, a))
 
 
 def test_a_card_sent_back_stays_known_in_its_hand():

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from engine_contract import (
     check_hiding_at,
+    check_public_labels_at,
     check_illegal_refused,
     check_pending_hidden,
     check_random_games,
@@ -693,6 +694,49 @@ def test_hiding_property() -> None:
 
     check()
     assert changed_any[0] > 0 and changed_cards[0] > 0
+
+
+def test_public_labels_property() -> None:
+    """At random points (often mid-draft, some choices sealed), an action's public label is the
+    same in every state the spectator cannot tell apart."""
+    compared = [0]
+
+    @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**40), steps=st.integers(0, 100),
+           policy_seed=st.integers(0, 1000))
+    def check(config, seed, steps, policy_seed):
+        variant, players = config
+        state = GAME.new_state(GAME.configure(players, variant), seed)
+        rng = random.Random(policy_seed)
+        for _ in range(steps):
+            if state.is_terminal():
+                break
+            step(state, rng)
+        if not state.is_terminal() and len(state.to_move()) > 1 and rng.random() < 0.5:
+            seat = state.to_move()[0]
+            state.apply(seat, rng.choice(state.legal_actions(seat)))
+        if not state.is_terminal():
+            compared[0] += check_public_labels_at(state, rng, samples=2)
+
+    check()
+    assert compared[0] > 0
+
+
+def test_a_draft_pick_is_named_only_to_its_seat() -> None:
+    """A draft step is sealed: the seat reads "take a Flower", the others "take a card (sealed)",
+    then "place the card taken (sealed)" for its cell; activation is read the same by everyone."""
+    state = GAME.new_state(GAME.configure(3), 4)
+    takes = state.legal_actions(1)
+    assert len({state.action_label(1, a) for a in takes}) == len(takes) > 1
+    assert {state.public_label(1, a) for a in takes} == {"take a card (sealed)"}
+    with pytest.raises(AssertionError, match="spectator cannot tell apart"):  # the private label leaks
+        check_public_labels_at(state, random.Random(0), label=lambda s, seat, a: s.action_label(seat, a))
+    state.apply(1, takes[0])
+    assert {state.public_label(1, a) for a in state.legal_actions(1)} == {"place the card taken (sealed)"}
+    cards = Cards()
+    window, _ = grid(cards, "P D P P", "P R P P", "P P P U")
+    active = GAME.from_position(final_round([window, still_window(cards, 3, 4)], (3, 4)))
+    assert active.public_label(0, {"type": "activate", "row": 0, "col": 1}) == "move the Leaf at (0, 1) down"
 
 
 def test_resample_redraws_unseen_hands_and_sealed_choices() -> None:

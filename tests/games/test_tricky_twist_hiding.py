@@ -4,10 +4,18 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine_contract import check_hiding_at, check_pending_hidden, play_out, seat_view, step
+from engine_contract import (
+    check_hiding_at,
+    check_pending_hidden,
+    check_public_labels_at,
+    play_out,
+    seat_view,
+    step,
+)
 from referee.games.tricky_twist.data import BONUS_IDS, CARD_IDS
 from referee.games.tricky_twist.engine import GAME
 
@@ -39,6 +47,57 @@ def test_hiding_property():
 
     run()
     assert sum(changed) > 0, "no resample ever changed a hidden card: the check proved nothing"
+
+
+def private_label(state, seat: int, action: dict) -> str:
+    return state.action_label(seat, action)
+
+
+def test_public_labels_property():
+    """At random points of random games (often in the sealed reserve picks and round-end choices),
+    an action's public label is the same in every state the spectator cannot tell apart."""
+    compared: list[int] = []
+
+    @settings(max_examples=60, deadline=None, derandomize=True)
+    @given(seed=st.integers(0, 2**63 - 1), players=st.sampled_from([3, 4]),
+           steps=st.integers(0, 420), sealed=st.booleans())
+    def run(seed, players, steps, sealed):
+        state = GAME.new_state(GAME.configure(players), seed)
+        rng = random.Random(seed)
+        for _ in range(steps):
+            if state.is_terminal() or (sealed and state.phase in ("reserve", "round_end") and rng.random() < 0.3):
+                break
+            step(state, rng)
+        if not state.is_terminal():
+            compared.append(check_public_labels_at(state, rng, samples=2))
+
+    run()
+    assert sum(compared) > 0, "no resampled state was ever compared"
+
+
+def test_a_reserve_pick_and_a_round_end_choice_are_named_only_to_their_seat():
+    """"put the 3 sun in your reserve" is the seat's own; the others read "put a card in the
+    reserve". A round-end Bonus choice is sealed until every seat has made its: the others read
+    which Bonus card it is for, not the choice."""
+    state = GAME.new_state(GAME.configure(3), 5)
+    assert state.phase == "reserve"
+    pick = state.legal_actions(1)[0]
+    card = pick["card"]
+    assert state.action_label(1, pick) == f"put the {card.split('-')[1]} {card.split('-')[0]} in your reserve"
+    assert {state.public_label(1, a) for a in state.legal_actions(1)} == {"put a card in the reserve"}
+    with pytest.raises(AssertionError, match="spectator cannot tell apart"):  # the private label leaks
+        check_public_labels_at(state, random.Random(0), label=private_label)
+    for seed in range(40):  # a round end with sealed Bonus choices
+        state, rng = GAME.new_state(GAME.configure(3), seed), random.Random(seed)
+        while not state.is_terminal() and state.phase != "round_end":
+            step(state, rng)
+        if state.phase == "round_end":
+            break
+    seat = state.to_move()[0]
+    bonus = state.round_end_steps(seat)[0]
+    actions = state.legal_actions(seat)
+    assert len({state.action_label(seat, a) for a in actions}) == len(actions)
+    assert {state.public_label(seat, a) for a in actions} == {f"make a sealed round-end choice for {bonus}"}
 
 
 def test_observation_hides_other_hands_reserves_and_order():

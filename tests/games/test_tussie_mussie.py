@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from engine_contract import (
     check_hiding_at,
+    check_public_labels_at,
+    check_same_public_labels,
     check_public_hidden,
     check_illegal_refused,
     check_random_games,
@@ -341,6 +343,10 @@ def test_solo_labels_name_face_down_tiles_by_position() -> None:
     assert any("left face-down tile" in label for label in labels)
     for tile in hidden:
         assert all(TILES[tile].name not in label for label in labels)
+    # which face-down tile the seat took leaves no trace a spectator sees: its public label says neither
+    public = [state.public_label(0, a) for a in state.legal_actions(0)]
+    assert not any("left" in label or "right" in label for label in public)
+    assert any("take a face-down tile" in label for label in public)
 
 
 def test_solo_turn_card_six_discards_unseen() -> None:
@@ -378,6 +384,44 @@ def test_hidden_information_property(config, seed, steps) -> None:
     asked, its legal actions and their labels)."""
     state, rng = random_position(config, seed, steps)
     check_hiding_at(state, rng)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**32), steps=st.integers(0, 70))
+def test_public_labels_depend_on_public_information_only(config, seed, steps) -> None:
+    """What the other seats and a spectator read of an action (its public label) is the same in
+    every state they cannot tell apart, for actions leaving them the same view."""
+    state, rng = random_position(config, seed, steps)
+    if not state.is_terminal():
+        check_public_labels_at(state, rng, samples=3)
+
+
+def offer_position(face_down: str):
+    """Seat 0 offers the Snapdragon and ``face_down`` to seat 2 (the rulebook's offer, hand-built)."""
+    offers = [[0, 1], [1, 2], [2, 0], [0, 2], [2, 1], [1, 0]]
+    stack = [t for t in ("violet", "peony", "orchid", "carnation", "marigold") if t != face_down]
+    return GAME.from_position(position(3, {
+        "round": 0, "first": 0, "phase": "offer", "revealed": False,
+        "hands": [cols("camellia B"), cols("phlox B"), cols("daisy B")], "offers": offers, "offer_index": 3,
+        "offer": {"tiles": ["snapdragon", face_down], "face_up": None}, "stack": stack, "points": []}))
+
+
+def test_an_offer_public_label_names_the_face_up_tile_only() -> None:
+    """The offerer reads both tiles; everyone else only the face-up one ("a tile face down")."""
+    state = offer_position("marigold")
+    up_snapdragon = {"type": "offer", "face_up": "snapdragon"}
+    assert state.action_label(0, up_snapdragon) == "offer the Snapdragon face up and the Marigold face down"
+    assert state.public_label(0, up_snapdragon) == "offer the Snapdragon face up and a tile face down"
+    assert state.public_label(0, {"type": "offer", "face_up": "marigold"}) == \
+        "offer the Marigold face up and a tile face down"
+    # the same offer with another face-down tile: the spectator cannot tell, nor can the labels
+    twin = offer_position("violet")
+    assert check_same_public_labels(state, twin, 0) == 1
+    with pytest.raises(AssertionError, match="public label"):  # the private label would tell
+        check_same_public_labels(state, twin, 0, label=lambda s, seat, a: s.action_label(seat, a))
+    state.apply(0, up_snapdragon)
+    take = state.legal_actions(2)
+    assert [state.public_label(2, a) for a in take] == ["take the face-up Snapdragon", "take the face-down tile"]
 
 
 def random_position(config: tuple, seed: int, steps: int):

@@ -305,6 +305,11 @@ class BszzzzState(GameState):
             return f"play the {card.colour} {card.name} ({card.capture:+d}, hand {card.penalty})"
         return f"play the {card.colour} {card.name}"
 
+    def public_label(self, seat: int, action: Action) -> str:
+        """The label any other seat or a spectator may read: every submission is sealed, a pass
+        as much as a card, until the window resolves (the window's record then shows them all)."""
+        return "submit a card or a pass (sealed)"
+
     def default_action(self, seat: int) -> Action:
         """A pass where passing is allowed; the turn seat that must play: its first legal trick card."""
         actions, _, may_pass = self._legal_for(seat) if seat in self.waiting else ([], {}, False)

@@ -588,6 +588,16 @@ class MistyState(GameState):
                     f"({action.get('flower_row')}, {action.get('flower_col')})")
         return str(action)
 
+    def public_label(self, seat: int, action: Action) -> str:
+        """The label any other seat or a spectator may read: a draft step is sealed (the card and
+        its cell show only when every seat has placed its), activation is played in the open."""
+        kind = action.get("type")
+        if kind == "take":
+            return "take a card (sealed)"
+        if kind == "place":
+            return "place the card taken (sealed)"
+        return self.action_label(seat, action)
+
     # ------------------------------------------------------------------ observations
     def window_rows(self, seat: int) -> list[list]:
         """A window as sorted ``[row, col, [ids bottom to top]]`` (the position form)."""

@@ -442,6 +442,18 @@ class TrickyTwistState(GameState):
             return f"var_4: {name(action['target'])} {action['delta']:+d}"
         return str(action)
 
+    def public_label(self, seat: int, action: Action) -> str:
+        """The label any other seat or a spectator may read: a reserve pick and a round-end Bonus
+        choice are sealed (the pick stays hidden; the choices show in the round summary once every
+        seat has made its), so they name no card and no choice; the rest is played in the open."""
+        kind = action.get("type")
+        if kind == "reserve":
+            return "put a card in the reserve"
+        if kind in ("decline", "flip", "wild_pile", "variable", "adjust"):
+            bonus = {"flip": "flip", "wild_pile": "wild_pile", "adjust": ADJUST_BONUS}.get(kind)
+            return f"make a sealed round-end choice for {bonus or action.get('bonus')}"
+        return self.action_label(seat, action)
+
     # ================================================================== apply
     def apply(self, seat: int, action: Action) -> None:
         self.check_legal(seat, action)

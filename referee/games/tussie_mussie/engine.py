@@ -443,6 +443,20 @@ class TussieMussieState(GameState):
             return f"Marigold: discard the {name(self.hands[seat][action['column']][0])}"
         return "end your Pre-Presentation"
 
+    def public_label(self, seat: int, action: Action) -> str:
+        """The label any other seat or a spectator may read. Only an offer hides a tile (its
+        face-down one); every other action is seen whole once played (Pre-Presentation happens
+        after the keepsakes are revealed). Solo: which of two face-down table tiles was taken leaves
+        no trace in any view, so it is "a face-down tile" (the seat's own label says left or right)."""
+        if action["type"] == "offer":
+            return f"offer the {TILES[action['face_up']].name} face up and a tile face down"
+        if action["type"] == "distribute" and self.layout[action["slot"]][1] == "D":
+            _, mine, theirs = TURN_CARDS[self.turn_card]["options"][action["option"]]
+            sides = {"U": "face up", "D": "face down"}
+            return (f"option {action['option']}: take a face-down tile, place it {sides[mine]}; "
+                    f"the apprentice places the other {sides[theirs]}")
+        return self.action_label(seat, action)
+
     # ------------------------------------------------------------------ what a seat sees
     def knows(self, viewer: int | None, seen: int) -> bool:
         """Whether ``viewer`` (None: a spectator) knows a tile with this ``seen`` mask."""

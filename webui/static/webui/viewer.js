@@ -1560,14 +1560,34 @@
     entry = obj(entry);
     var source = safeToken(entry.source) || "unknown";
     box.appendChild(h("span", { class: "viewer-action-seat", "data-seat": entry.seat, text: this.seatName(entry.seat) }));
-    // the engine's own words for the action when the replay has them, its data otherwise
-    var label = arr(this.replay.labels)[step - 1];
-    box.appendChild(h("span", { class: "viewer-action-text", title: compact(entry.action),
-                                text: ": " + (typeof label === "string" && label ? label : compact(entry.action)) }));
+    box.appendChild(this.actionText(entry, step));
     var sourceText = source === "bot" ? "by the bot" : source === "default" ? "default action (fault: " + text(entry.fault || "?") + ")" :
       source === "autopilot" ? "autopilot (seat forfeited)" : text(entry.source);
     box.appendChild(h("span", { class: "badge source source-" + source, "data-source": source, text: sourceText }));
     if (isNum(entry.think_ms)) box.appendChild(h("span", { class: "viewer-think", text: entry.think_ms + " ms" }));
+  };
+
+  /** Whether this perspective may read what the acting seat read: its own, or everything revealed. */
+  Viewer.prototype.seesOwnAction = function (seat) {
+    return this.perspective === "all" || this.perspective === "seat-" + seat;
+  };
+
+  /** The action in the engine's words: the acting seat's own label (the action's data in a tooltip,
+   * or in place of a label in replays made before labels were recorded) in its perspective or with
+   * everything revealed; elsewhere the public label, which names no hidden card or sealed choice. A
+   * replay made before public labels were recorded shows no label there: the private one may leak. */
+  Viewer.prototype.actionText = function (entry, step) {
+    if (this.seesOwnAction(entry.seat)) {
+      var label = arr(this.replay.labels)[step - 1];
+      return h("span", { class: "viewer-action-text", "data-label": "own", title: compact(entry.action),
+                         text: ": " + (typeof label === "string" && label ? label : compact(entry.action)) });
+    }
+    var publicLabel = arr(this.replay.public_labels)[step - 1];
+    if (typeof publicLabel === "string" && publicLabel) {
+      return h("span", { class: "viewer-action-text", "data-label": "public", text: ": " + publicLabel });
+    }
+    return h("span", { class: "viewer-action-text", "data-label": "none",
+                       text: " acts (shown in its own perspective, or with everything revealed)" });
   };
 
   /** Each seat's score at this step (from the public frame), in the header: it changes as the match goes. */
