@@ -5,7 +5,8 @@
 Fills a fresh SQLite database (a temporary PARLOUR_HOME) with N bots rated on one ladder and M
 finished two-seat matches, then times the ladder page, a match page and a trivial view through
 Django's test client (the server's time: no network). Ratios, not absolutes, are the figures to
-compare. First target: the ladder page within 10x the trivial view.
+compare. First target: the ladder page within 10x the trivial view (served from the cache of its
+ladder's edition, arena/editions.py); its time right after a match, uncached, is printed beside it.
 
 Then a 6-seat Bszzzz replay (random bots) on a real site (gunicorn, tests/browser_site.py): its size
 on the wire as a browser asks for it (gzip accepted) and, when Debian's chromium is installed, the
@@ -91,10 +92,12 @@ def fill(bots: int, matches: int) -> tuple[int, str]:
     return Match.objects.order_by("-pk").values_list("pk", flat=True).first(), ladder
 
 
-def median_ms(client, url: str, requests: int) -> float:
+def median_ms(client, url: str, requests: int, before=None) -> float:
     client.get(url)  # warm
     times = []
     for _ in range(requests):
+        if before:
+            before()
         start = time.perf_counter()
         response = client.get(url)
         times.append(time.perf_counter() - start)
@@ -156,9 +159,14 @@ def main() -> None:
         client = Client()
         trivial = median_ms(client, "/trivial/", args.requests)
         ladder_ms = median_ms(client, "/ladder/tussie-mussie/", args.requests)
+        from arena import editions
+
+        # the same page right after a recorded match: a new edition, so nothing cached serves it
+        fresh_ms = median_ms(client, "/ladder/tussie-mussie/", args.requests, lambda: editions.renew("tussie-mussie"))
         match_ms = median_ms(client, f"/matches/{match_id}/", args.requests)
     figures = {"bots": args.bots, "matches": args.matches, "fill_seconds": round(filled, 1),
-               "trivial_ms": round(trivial, 3), "ladder_ms": round(ladder_ms, 3), "match_ms": round(match_ms, 3),
+               "trivial_ms": round(trivial, 3), "ladder_ms": round(ladder_ms, 3),
+               "ladder_fresh_ms": round(fresh_ms, 3), "match_ms": round(match_ms, 3),
                "ladder_ratio": round(ladder_ms / trivial, 1), "match_ratio": round(match_ms / trivial, 1)}
     if not args.no_replay:
         figures.update(replay_figures())
@@ -167,7 +175,7 @@ def main() -> None:
         return
     print(f"{args.bots} bots, {args.matches} matches (filled in {filled:.0f} s)")
     print(f"trivial view {trivial:.2f} ms · ladder page {ladder_ms:.2f} ms ({figures['ladder_ratio']}x, "
-          f"target <= 10x) · match page {match_ms:.2f} ms ({figures['match_ratio']}x)")
+          f"target <= 10x; {fresh_ms:.2f} ms right after a match, {fresh_ms / trivial:.1f}x) · match page {match_ms:.2f} ms ({figures['match_ratio']}x)")
     if not args.no_replay:
         ready = figures["viewer_ready_ms"]
         print(f"6-seat Bszzzz replay, {figures['replay_steps']} steps: {figures['replay_json_mb']} MB of JSON, "
