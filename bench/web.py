@@ -11,7 +11,9 @@ ladder's edition, arena/editions.py); its time right after a match, uncached, is
 Then a 6-seat Bszzzz replay (random bots) on a real site (gunicorn, tests/browser_site.py): its size
 on the wire as a browser asks for it (gzip accepted) and, when Debian's chromium is installed, the
 time from the match page's navigation to the viewer's first drawn step (its ``viewer-ready``
-mark), median of three loads. Targets: <= 1.5 MB on the wire, ready <= 1 s on localhost.
+mark), median of three loads; and the size of the first part the viewer fetches (everything but the
+seats' own views, which it fetches when a seat's perspective is picked: webui/replays.py).
+Targets: <= 1.5 MB on the wire, ready <= 1 s on localhost.
 """
 from __future__ import annotations
 
@@ -120,14 +122,20 @@ def replay_figures(players: int = 6, seed: int = 3) -> dict:
         with running_site(Path(home) / "site") as site:
             match_id = make_match(site, "bench/bszzzz", "bszzzz", players, "finished", seed=seed, replay=str(replay),
                                   result={"scores": [0] * players, "ranks": list(range(1, players + 1))})
-            request = urllib.request.Request(f"{site.url}/matches/{match_id}/replay.json",
-                                             headers={"Accept-Encoding": "gzip, deflate, br"})
-            with urllib.request.urlopen(request) as response:
-                wire = len(response.read())
-                encoding = response.headers.get("Content-Encoding", "")
+
+            def wire_size(query: str = "") -> tuple[int, str]:
+                request = urllib.request.Request(f"{site.url}/matches/{match_id}/replay.json{query}",
+                                                 headers={"Accept-Encoding": "gzip, deflate, br"})
+                with urllib.request.urlopen(request) as response:
+                    return len(response.read()), response.headers.get("Content-Encoding", "")
+
+            wire, encoding = wire_size()
+            first, _ = wire_size("?part=spectator")  # what the viewer needs to draw; the seats' views wait
+            seats, _ = wire_size("?part=seats")  # until a seat's perspective is picked
             figures = {"replay_steps": len(json.loads(gzip.decompress(replay.read_bytes()))["log"]),
                        "replay_json_mb": round(raw / 1e6, 2), "replay_wire_mb": round(wire / 1e6, 3),
-                       "replay_encoding": encoding, "viewer_ready_ms": None}
+                       "replay_encoding": encoding, "first_part_wire_mb": round(first / 1e6, 3),
+                       "seats_part_wire_mb": round(seats / 1e6, 3), "viewer_ready_ms": None}
             if Path(CHROMIUM).exists():
                 times = []
                 with chromium() as browser:
@@ -180,7 +188,8 @@ def main() -> None:
         ready = figures["viewer_ready_ms"]
         print(f"6-seat Bszzzz replay, {figures['replay_steps']} steps: {figures['replay_json_mb']} MB of JSON, "
               f"{figures['replay_wire_mb']} MB on the wire ({figures['replay_encoding'] or 'not compressed'}; "
-              f"target <= 1.5 MB) · viewer ready in "
+              f"target <= 1.5 MB), of which the viewer's first part {figures['first_part_wire_mb']} MB "
+              f"(the seats' views, {figures['seats_part_wire_mb']} MB, when a seat is picked) · viewer ready in "
               + (f"{ready} ms (target <= 1000 ms)" if ready is not None else "? (no chromium)"))
 
 

@@ -525,7 +525,10 @@ def match_page(request, match_id: int):
         match.status in (Match.SCHEDULED, Match.RUNNING)
     return render(request, "webui/match.html", {
         "match": match, "seats": seats, "game_name": game_names().get(match.game, match.game), "has_replay": has_replay,
-        "replay_url": reverse("replay_json", args=[match.pk]), "download_url": reverse("replay_download", args=[match.pk]),
+        # the viewer's first part, then the seats' views when a seat's perspective is picked (webui/replays.py)
+        "replay_url": reverse("replay_json", args=[match.pk]) + "?part=spectator",
+        "seats_url": reverse("replay_json", args=[match.pk]) + "?part=seats",
+        "download_url": reverse("replay_download", args=[match.pk]),
         "live_url": reverse("live_json", args=[match.pk]) if match.status in (Match.SCHEDULED, Match.RUNNING) else "",
         "result_json": json.dumps(match.result, indent=1, sort_keys=True) if match.result else "",
     })
