@@ -38,7 +38,8 @@ def test_the_viewer_is_ready_before_the_seats_views_and_shows_a_seat_once_they_c
         assert options == ["spectator", *[f"seat-{s}" for s in range(PLAYERS)], "all"]
 
         page.select_option("#viewer-perspective", "seat-2")
-        wait_until(lambda: len(held) == 1, timeout=10)
+        # (Playwright's sync API hands the route over only while it is called: poll through it)
+        wait_until(lambda: page.wait_for_timeout(50) or len(held) == 1, timeout=10)
         # meanwhile the viewer answers: the spectator's view, stepped forward
         assert page.locator("#viewer").get_attribute("data-seats") == "loading"
         page.locator("#viewer-forward").click()
