@@ -6,6 +6,12 @@ What a ladder page shows: the ratings (recorded matches, refits), the bots' name
 edition through the signals below; a bulk write (``QuerySet.update``, ``bulk_update``) must call
 :func:`renew` itself (``refit_ladder``, a bot's deletion). Tokens are random, not counters: a
 database rebuilt under a cache that outlived it cannot meet an old token again.
+
+A new token is written once the change is committed, in a statement of its own: a transaction never
+holds the edition's row lock (a recording that held it while waiting for a rating that a refit
+holds, the refit waiting for it, would deadlock). A page read between the commit and the new token
+may be served from the old token's cache for that instant; one whose token was read before the
+commit and data after it is cached under the old token, never the new one.
 """
 from __future__ import annotations
 
@@ -19,8 +25,13 @@ from .models import Bot, LadderEdition, Rating
 from .ratings import ladder_game
 
 
-def renew(game: str) -> str:
-    """A new edition of the game's ladder pages (call in the transaction that changed them)."""
+def renew(game: str) -> None:
+    """A new edition of the game's ladder pages once the current transaction commits (at once
+    outside one)."""
+    transaction.on_commit(lambda: new_token(game))
+
+
+def new_token(game: str) -> str:
     token = uuid.uuid4().hex
     for _ in range(2):  # a concurrent first renewal may create the row between the two tries
         if LadderEdition.objects.filter(game=game).update(token=token):
@@ -38,7 +49,7 @@ def current(game: str) -> str:
     """The game's edition token, read before the page's data: what is cached under it is at least
     as new as the token. A game nobody changed through the models yet gets its first one now."""
     token = LadderEdition.objects.filter(game=game).values_list("token", flat=True).first()
-    return token or renew(game)
+    return token or new_token(game)
 
 
 def _rating_changed(sender, instance: Rating, **kwargs) -> None:
@@ -53,7 +64,8 @@ def _user_changed(sender, instance, created: bool = False, update_fields=None, *
     # a login saves last_login alone, a sign-up a user without bots: neither shows on a ladder
     if created or (update_fields is not None and "username" not in update_fields):
         return
-    LadderEdition.objects.update(token=uuid.uuid4().hex)  # every game's: the owner's bots may be anywhere
+    # every game's: the owner's bots may be anywhere
+    transaction.on_commit(lambda: LadderEdition.objects.update(token=uuid.uuid4().hex))
 
 
 def connect() -> None:

@@ -139,9 +139,8 @@ def refit_ladder(ladder: str) -> int:
     for rating in ratings:
         found = fit.get(rating.bot_version_id)
         rating.fit_elo, rating.fit_low, rating.fit_high = (found.elo, found.low, found.high) if found else (None,) * 3
-    with transaction.atomic():
-        Rating.objects.bulk_update(ratings, ["fit_elo", "fit_low", "fit_high"])
-        editions.renew(ladder_game(ladder))  # a bulk write sends no signal: the ladder pages show the fit
+    Rating.objects.bulk_update(ratings, ["fit_elo", "fit_low", "fit_high"])
+    editions.renew(ladder_game(ladder))  # a bulk write sends no signal: the ladder pages show the fit
     return len(rankings)
 
 
