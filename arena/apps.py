@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class ArenaConfig(AppConfig):
     name = "arena"
     verbose_name = "Parlour arena: tournaments, ladders, ratings"
+
+    def ready(self) -> None:
+        from . import editions
+
+        editions.connect()  # cached ladder pages follow every change they show

@@ -18,9 +18,10 @@ from django.db import transaction
 from referee.games import GAMES
 from referee.games.seeding import draw_seed
 
+from . import editions
 from .models import Bot, BotVersion, Match, MatchSeat, Rating
 from .queue import enqueue_matches
-from .ratings import MODEL, ladder_key
+from .ratings import MODEL, ladder_game, ladder_key
 from .presence import Where, present_bots
 from .stats import forfeit_last
 
@@ -139,6 +140,7 @@ def refit_ladder(ladder: str) -> int:
         found = fit.get(rating.bot_version_id)
         rating.fit_elo, rating.fit_low, rating.fit_high = (found.elo, found.low, found.high) if found else (None,) * 3
     Rating.objects.bulk_update(ratings, ["fit_elo", "fit_low", "fit_high"])
+    editions.renew(ladder_game(ladder))  # a bulk write sends no signal: the ladder pages show the fit
     return len(rankings)
 
 

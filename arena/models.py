@@ -218,6 +218,14 @@ class Rating(models.Model):
         super().save(*args, **kwargs)
 
 
+class LadderEdition(models.Model):
+    """Which edition of a game's ladder pages is current: a fresh token whenever anything they show
+    changes (arena.editions), so a page cached under the token is never stale."""
+
+    game = models.CharField(max_length=32, primary_key=True)
+    token = models.CharField(max_length=32)
+
+
 class RatingHistory(models.Model):
     rating = models.ForeignKey(Rating, on_delete=models.CASCADE, related_name="history")
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")

@@ -21,6 +21,11 @@ def ladder_key(game: str, variant: str, options: dict[str, Any]) -> str:
     return f"{game}/{variant}/{rules}"
 
 
+def ladder_game(key: str) -> str:
+    """The game of a ladder key (``ladder_key``'s first part)."""
+    return key.split("/", 1)[0]
+
+
 def rating_for(ladder: str, version: BotVersion) -> Rating:
     existing = Rating.objects.filter(ladder=ladder, bot_version=version).first()
     if existing:

@@ -5,12 +5,15 @@
 Fills a fresh SQLite database (a temporary PARLOUR_HOME) with N bots rated on one ladder and M
 finished two-seat matches, then times the ladder page, a match page and a trivial view through
 Django's test client (the server's time: no network). Ratios, not absolutes, are the figures to
-compare. First target: the ladder page within 10x the trivial view.
+compare. First target: the ladder page within 10x the trivial view (served from the cache of its
+ladder's edition, arena/editions.py); its time right after a match, uncached, is printed beside it.
 
 Then a 6-seat Bszzzz replay (random bots) on a real site (gunicorn, tests/browser_site.py): its size
 on the wire as a browser asks for it (gzip accepted) and, when Debian's chromium is installed, the
 time from the match page's navigation to the viewer's first drawn step (its ``viewer-ready``
-mark), median of three loads. Targets: <= 1.5 MB on the wire, ready <= 1 s on localhost.
+mark), median of three loads; and the size of the first part the viewer fetches (everything but the
+seats' own views, which it fetches when a seat's perspective is picked: webui/replays.py).
+Targets: <= 1.5 MB on the wire, ready <= 1 s on localhost.
 """
 from __future__ import annotations
 
@@ -91,10 +94,12 @@ def fill(bots: int, matches: int) -> tuple[int, str]:
     return Match.objects.order_by("-pk").values_list("pk", flat=True).first(), ladder
 
 
-def median_ms(client, url: str, requests: int) -> float:
+def median_ms(client, url: str, requests: int, before=None) -> float:
     client.get(url)  # warm
     times = []
     for _ in range(requests):
+        if before:
+            before()
         start = time.perf_counter()
         response = client.get(url)
         times.append(time.perf_counter() - start)
@@ -117,14 +122,20 @@ def replay_figures(players: int = 6, seed: int = 3) -> dict:
         with running_site(Path(home) / "site") as site:
             match_id = make_match(site, "bench/bszzzz", "bszzzz", players, "finished", seed=seed, replay=str(replay),
                                   result={"scores": [0] * players, "ranks": list(range(1, players + 1))})
-            request = urllib.request.Request(f"{site.url}/matches/{match_id}/replay.json",
-                                             headers={"Accept-Encoding": "gzip, deflate, br"})
-            with urllib.request.urlopen(request) as response:
-                wire = len(response.read())
-                encoding = response.headers.get("Content-Encoding", "")
+
+            def wire_size(query: str = "") -> tuple[int, str]:
+                request = urllib.request.Request(f"{site.url}/matches/{match_id}/replay.json{query}",
+                                                 headers={"Accept-Encoding": "gzip, deflate, br"})
+                with urllib.request.urlopen(request) as response:
+                    return len(response.read()), response.headers.get("Content-Encoding", "")
+
+            wire, encoding = wire_size()
+            first, _ = wire_size("?part=spectator")  # what the viewer needs to draw; the seats' views wait
+            seats, _ = wire_size("?part=seats")  # until a seat's perspective is picked
             figures = {"replay_steps": len(json.loads(gzip.decompress(replay.read_bytes()))["log"]),
                        "replay_json_mb": round(raw / 1e6, 2), "replay_wire_mb": round(wire / 1e6, 3),
-                       "replay_encoding": encoding, "viewer_ready_ms": None}
+                       "replay_encoding": encoding, "first_part_wire_mb": round(first / 1e6, 3),
+                       "seats_part_wire_mb": round(seats / 1e6, 3), "viewer_ready_ms": None}
             if Path(CHROMIUM).exists():
                 times = []
                 with chromium() as browser:
@@ -156,9 +167,14 @@ def main() -> None:
         client = Client()
         trivial = median_ms(client, "/trivial/", args.requests)
         ladder_ms = median_ms(client, "/ladder/tussie-mussie/", args.requests)
+        from arena import editions
+
+        # the same page right after a recorded match: a new edition, so nothing cached serves it
+        fresh_ms = median_ms(client, "/ladder/tussie-mussie/", args.requests, lambda: editions.renew("tussie-mussie"))
         match_ms = median_ms(client, f"/matches/{match_id}/", args.requests)
     figures = {"bots": args.bots, "matches": args.matches, "fill_seconds": round(filled, 1),
-               "trivial_ms": round(trivial, 3), "ladder_ms": round(ladder_ms, 3), "match_ms": round(match_ms, 3),
+               "trivial_ms": round(trivial, 3), "ladder_ms": round(ladder_ms, 3),
+               "ladder_fresh_ms": round(fresh_ms, 3), "match_ms": round(match_ms, 3),
                "ladder_ratio": round(ladder_ms / trivial, 1), "match_ratio": round(match_ms / trivial, 1)}
     if not args.no_replay:
         figures.update(replay_figures())
@@ -167,12 +183,13 @@ def main() -> None:
         return
     print(f"{args.bots} bots, {args.matches} matches (filled in {filled:.0f} s)")
     print(f"trivial view {trivial:.2f} ms · ladder page {ladder_ms:.2f} ms ({figures['ladder_ratio']}x, "
-          f"target <= 10x) · match page {match_ms:.2f} ms ({figures['match_ratio']}x)")
+          f"target <= 10x; {fresh_ms:.2f} ms right after a match, {fresh_ms / trivial:.1f}x) · match page {match_ms:.2f} ms ({figures['match_ratio']}x)")
     if not args.no_replay:
         ready = figures["viewer_ready_ms"]
         print(f"6-seat Bszzzz replay, {figures['replay_steps']} steps: {figures['replay_json_mb']} MB of JSON, "
               f"{figures['replay_wire_mb']} MB on the wire ({figures['replay_encoding'] or 'not compressed'}; "
-              f"target <= 1.5 MB) · viewer ready in "
+              f"target <= 1.5 MB), of which the viewer's first part {figures['first_part_wire_mb']} MB "
+              f"(the seats' views, {figures['seats_part_wire_mb']} MB, when a seat is picked) · viewer ready in "
               + (f"{ready} ms (target <= 1000 ms)" if ready is not None else "? (no chromium)"))
 
 

@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from arena import editions
 from arena.models import Bot, BotVersion
 
 from .views import owned_bot_or_403, owner_only
@@ -53,6 +54,7 @@ def bot_delete(request, bot_id: int):
     now = timezone.now()
     with transaction.atomic():
         Bot.objects.filter(pk=bot.pk).update(deleted=now, active=False)
+        editions.renew(bot.game)  # an update() sends no signal: its ladder rows go
         bot.tokens.filter(revoked=None).update(revoked=now)
     messages.info(request, f"{bot.name} is deleted: its matches stay.")
     return redirect("my_bots")

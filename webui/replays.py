@@ -6,6 +6,12 @@ read the bots' log lines gets a copy without them, gzipped once per match and ke
 replay (``<replay>.shared.gz``); a bot's owner, whose copy holds their own bots' lines, gets one
 gzipped on the fly. A client that does not accept gzip gets the plain JSON.
 
+The viewer asks for the replay in two parts (``replay.json?part=...``), so that it can draw the first
+step before the bulk has arrived: ``spectator``, everything but the seats' own views, with
+``"seat_views": N``, how many seats have views to fetch; and ``seats``, ``{"views": [...]}``, asked
+only when someone picks a seat's perspective (in a 6-seat Bszzzz match the views are most of the
+file). A visitor's two parts are split once from the shared copy and kept beside it, like it.
+
 A running match is followed with ``GET /matches/<id>/live.json?from=N``: the public frames from
 step N on as soon as there are any, else after at most ``LIVE_WAIT`` seconds an empty list (long
 polling from the frames the arena keeps in Redis, ``arena/live.py``). Long polling, not Server-Sent
@@ -105,11 +111,52 @@ def replay_gz(request, match: Match) -> bytes:
     return pack(visible_replay(request, match))
 
 
+PARTS = ("spectator", "seats")
+
+
+def spectator_part(replay: dict) -> dict:
+    """The replay without the seats' views, saying how many seats have views (``seat_views``)."""
+    part = {k: v for k, v in replay.items() if k != "views"}
+    if replay.get("views"):
+        part["seat_views"] = len(replay["views"])
+    return part
+
+
+def part_copies(match: Match) -> dict[str, Path]:
+    """The shared copy split into its two parts, each made once (atomically) beside the replay."""
+    shared = shared_copy(match)
+    paths = {part: shared.with_name(f"{Path(match.replay_path).name}.{part}.gz") for part in PARTS}
+    if all(p.is_file() and p.stat().st_mtime >= shared.stat().st_mtime for p in paths.values()):
+        return paths
+    replay = json.loads(gzip.decompress(shared.read_bytes()))
+    for part, body in (("spectator", spectator_part(replay)), ("seats", {"views": replay.get("views") or []})):
+        temporary = paths[part].with_name(f"{paths[part].name}.{os.getpid()}.tmp")
+        temporary.write_bytes(pack(body))
+        os.replace(temporary, paths[part])
+    return paths
+
+
+def replay_part_gz(request, match: Match, part: str) -> bytes:
+    """One part of what this user may see of the replay, gzipped (see the module's docstring)."""
+    stored = Path(match.replay_path) if match.replay_path else None
+    if match.status == Match.FINISHED and stored is not None and stored.is_file():
+        try:  # the seats' views are everyone's; the log lines of an owner's or staff's copy are theirs
+            if part == "seats" or not (sees_every_log(request, match) or owns_a_seat(request, match)):
+                return part_copies(match)[part].read_bytes()
+        except (OSError, ValueError, EOFError) as exc:  # an unreadable file: the general road says 404
+            log.warning("match %s: replay %s unreadable (%s)", match.pk, stored, exc)
+    replay = visible_replay(request, match)
+    return pack(spectator_part(replay) if part == "spectator" else {"views": replay.get("views") or []})
+
+
 def replay_json(request, match_id: int):
     match = get_object_or_404(Match, pk=match_id)
     finished = match.status == Match.FINISHED
-    return gzipped_json_response(request, replay_gz(request, match),
-                                 "private, max-age=60" if finished else "private, no-store")
+    part = request.GET.get("part")
+    if part is not None and part not in PARTS:
+        raise Http404("part must be spectator or seats")
+    body = replay_part_gz(request, match, part) if part else replay_gz(request, match)
+    return gzipped_json_response(request, body, "private, max-age=60" if finished else "private, no-store")
 
 
 def replay_download(request, match_id: int):

@@ -15,16 +15,19 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db import IntegrityError, transaction
 from django.db.models import Case, Count, F, FloatField, Max, OuterRef, Q, Subquery, Value, When
 from django.db.models.functions import Cast, Coalesce
 from django.http import Http404, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from arena import editions
 from arena.checks import sandbox_support, start_check
 from arena.games import card_texts, game_choices
 from arena.live import live_frames
@@ -142,12 +145,31 @@ def ladder_keys(game: str) -> list[str]:
 
 def ladder(request, game: str):
     game = game_or_404(game)
+    # a page is cached under its game's edition (arena.editions), read before anything else: what is
+    # cached under it is at least as new; any change the page shows makes a new edition
+    edition = editions.current(game)
+    asked = (request.GET.get("ladder", ""), request.GET.get("sort", ""), request.GET.get("page", ""))
+    key = "ladder:" + hashlib.sha256(repr((game, edition, asked)).encode()).hexdigest()
+    context = cache.get(key)
+    if context is None:
+        context = ladder_context(game, *asked)
+        cache.set(key, context)
+    page = Paginator(range(context["count"]), PAGE_SIZE).page(context["number"])  # rebuilt: a pickled Page is slow
+    page.object_list = context["rows"]
+    return render(request, "webui/ladder.html", {
+        **context, "page": page, "game": game, "game_name": game_names()[game],
+        "has_solo": game == "tussie-mussie" or Match.objects.filter(game=game, variant="solo").exists(),
+    })
+
+
+def ladder_context(game: str, asked_ladder: str, asked_sort: str, asked_page: str) -> dict[str, Any]:
+    """What a ladder page shows, its table rendered: plain values, to be cached (pickled)."""
     standard = _standard_ladder(game)
     keys = sorted(set(ladder_keys(game)) | {standard})
-    key = request.GET.get("ladder") or standard
+    key = asked_ladder or standard
     if key not in keys:
         key = standard
-    sort = request.GET.get("sort", "rank")
+    sort = asked_sort or "rank"
     descending = sort.startswith("-")
     column = sort.lstrip("-")
     if column not in LADDER_SORTS:
@@ -174,7 +196,7 @@ def ladder(request, game: str):
                     "bot_version__number",
                     "bot_version__bot_id", "bot_version__bot__name", "bot_version__bot__owner__username"))
     # the paginator counts the ladder's ratings alone (a count over the rows' joins costs 10x more)
-    page = Paginator(range(Rating.objects.filter(shown).count()), PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(range(Rating.objects.filter(shown).count()), PAGE_SIZE).get_page(asked_page)
     bot_prefix = reverse("bot", args=[0])[:-len("0/")]  # one reverse() for the page, not one per row
     offset = (page.number - 1) * PAGE_SIZE
     page.object_list = [ladder_row(r, bot_prefix) for r in rows[offset:offset + PAGE_SIZE]]
@@ -186,11 +208,11 @@ def ladder(request, game: str):
         flip = "-" if column == key_name and not descending else ""
         columns.append({"label": label, "href": "?" + urlencode({"ladder": key, "sort": flip + key_name}),
                         "mark": ("▲" if descending else "▼") if column == key_name else ""})
-    return render(request, "webui/ladder.html", {
-        "game": game, "game_name": game_names()[game], "ladder_key": key, "ladder_keys": keys, "standard": standard,
-        "page": page, "sort": sort_text, "columns": columns,
-        "query": urlencode({"ladder": key, "sort": sort_text}) + "&", "has_solo": game == "tussie-mussie" or Match.objects.filter(game=game, variant="solo").exists(),
-    })
+    query = urlencode({"ladder": key, "sort": sort_text}) + "&"
+    # the table as HTML: rendering its rows costs more than the rest of the page together
+    table = render_to_string("webui/_ladder_table.html", {"page": page, "columns": columns, "query": query})
+    return {"ladder_key": key, "ladder_keys": keys, "standard": standard, "count": page.paginator.count,
+            "number": page.number, "rows": page.object_list, "sort": sort_text, "table": table}
 
 
 def ladder_row(values: dict[str, Any], bot_prefix: str) -> dict[str, Any]:
@@ -503,7 +525,10 @@ def match_page(request, match_id: int):
         match.status in (Match.SCHEDULED, Match.RUNNING)
     return render(request, "webui/match.html", {
         "match": match, "seats": seats, "game_name": game_names().get(match.game, match.game), "has_replay": has_replay,
-        "replay_url": reverse("replay_json", args=[match.pk]), "download_url": reverse("replay_download", args=[match.pk]),
+        # the viewer's first part, then the seats' views when a seat's perspective is picked (webui/replays.py)
+        "replay_url": reverse("replay_json", args=[match.pk]) + "?part=spectator",
+        "seats_url": reverse("replay_json", args=[match.pk]) + "?part=seats",
+        "download_url": reverse("replay_download", args=[match.pk]),
         "live_url": reverse("live_json", args=[match.pk]) if match.status in (Match.SCHEDULED, Match.RUNNING) else "",
         "result_json": json.dumps(match.result, indent=1, sort_keys=True) if match.result else "",
         "card_texts": card_texts(match.game),

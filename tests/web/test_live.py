@@ -91,6 +91,39 @@ def test_visitors_get_a_gzipped_copy_without_the_log_lines_made_once(client, pla
     assert not plain.has_header("Content-Encoding") and plain.json()["bot_logs"] == mine["bot_logs"]
 
 
+def test_the_viewer_gets_a_replay_in_two_parts_the_seats_views_apart(client, players, redis_client) -> None:
+    done = match([players.a, players.b], ranks=[1, 2], scores=[3, 1], replay=players.path)
+    url = reverse("replay_json", args=[done.pk])
+
+    def part(name: str) -> dict:
+        response = get_gzip(client, f"{url}?part={name}")
+        assert response.status_code == 200 and response["Content-Encoding"] == "gzip"
+        return json.loads(gzip.decompress(response.content))
+
+    first = part("spectator")
+    assert "views" not in first and first["seat_views"] == 2  # two seats' views to fetch when asked
+    for key in ("header", "log", "labels", "public", "result"):
+        assert first[key] == players.replay[key], key
+    assert first["bot_logs"] == []  # a visitor's copy
+    assert part("seats") == {"views": players.replay["views"]}
+    kept = players.path.with_name(players.path.name + ".spectator.gz")
+    made = kept.stat().st_mtime_ns
+    part("spectator")
+    assert kept.stat().st_mtime_ns == made, "split once, then served as kept"
+    # a seat's owner: their bot's lines in the first part, the same views
+    client.force_login(players.alice)
+    mine = part("spectator")
+    assert {e["seat"] for e in mine["bot_logs"]} == {0} and "views" not in mine
+    assert part("seats") == {"views": players.replay["views"]}
+    assert client.get(f"{url}?part=everything").status_code == 404
+
+    # a running match: the public frames so far, no seat's view to fetch
+    running = match([players.a, players.b], status=Match.RUNNING)
+    publish(running.pk, players.replay["public"][:3], redis_client)
+    now = client.get(reverse("replay_json", args=[running.pk]) + "?part=spectator").json()
+    assert now["public"] == players.replay["public"][:3] and "seat_views" not in now and now["header"]["live"]
+
+
 def publish(match_id: int, frames: list[dict], redis_client) -> live.LiveMatch:
     feed = live.LiveMatch(match_id, redis_client)
     feed.add(0, [json.dumps(f) for f in frames])

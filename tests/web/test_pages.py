@@ -102,17 +102,20 @@ def rated(count: int, game: str = "misty") -> str:
     return key
 
 
-def test_query_count_does_not_grow_with_the_number_of_bots(client, django_assert_num_queries) -> None:
+def test_query_count_does_not_grow_with_the_number_of_bots(client, django_assert_num_queries,
+                                                         django_capture_on_commit_callbacks) -> None:
     url = reverse("ladder", args=["misty"])
-    rated(5)
+    with django_capture_on_commit_callbacks(execute=True):  # a new edition of the ladder: read anew
+        rated(5)
     with CaptureQueriesContext(connection) as captured:
         assert client.get(url).status_code == 200
     few = len(captured.captured_queries)
-    Rating.objects.all().delete()
-    key = standard_ladder("misty")
-    for i in range(50):
-        b = bot(None, f"more{i:03d}", game="misty")
-        Rating.objects.create(ladder=key, bot_version=b.versions.get(), mu=20 + i, sigma=5, games=3, wins=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        Rating.objects.all().delete()
+        key = standard_ladder("misty")
+        for i in range(50):
+            b = bot(None, f"more{i:03d}", game="misty")
+            Rating.objects.create(ladder=key, bot_version=b.versions.get(), mu=20 + i, sigma=5, games=3, wins=1)
     with django_assert_num_queries(few):
         client.get(url)
     with django_assert_num_queries(few):
@@ -152,6 +155,63 @@ def test_other_ladders_of_a_game_by_key(client) -> None:
     assertNotContains(default, "variantbot")
     chosen = client.get(reverse("ladder", args=["misty"]), {"ladder": "misty/beginner/round_cap=7,smile_pairs=disjoint"})
     assertContains(chosen, "variantbot")
+
+
+def ladder_cells(client, key: str) -> dict[str, list[str]]:
+    """The ladder table as a reader sees it: each bot's row, by its name, as the cells' texts."""
+    import re
+
+    page = client.get(reverse("ladder", args=["tussie-mussie"]), {"ladder": key}).content.decode()
+    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0] if "<tbody>" in page else ""
+    rows = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", body, re.S):
+        cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        rows[cells[1].split()[0]] = cells
+    return rows
+
+
+def test_a_cached_ladder_page_follows_every_change_it_shows(client, django_capture_on_commit_callbacks) -> None:
+    from arena.ladder import refit_ladder
+    from arena.recording import record
+    from arena.runner import PlayedMatch
+    from referee.client import MatchOutcome, SeatOutcome
+
+    owner = user("ada")
+    ann, ben, cal = bot(owner, "Ann"), bot(owner, "Ben"), bot(None, "Cal", kind=Bot.HOUSE)
+    key = "tussie-mussie/standard/"  # the ladder of a match without options, as match() makes them
+    for i, b in enumerate((ann, ben, cal)):
+        Rating.objects.create(ladder=key, bot_version=b.versions.get(), mu=30 - i, sigma=1, games=3, wins=1,
+                              fit_elo=100.0 - 50 * i, fit_low=0.0, fit_high=200.0)
+    # every change below is committed (the test's transaction never is: run what waits for the commit)
+    committed = lambda: django_capture_on_commit_callbacks(execute=True)  # noqa: E731
+    first = ladder_cells(client, key)
+    assert first["Ann"][0] == "1" and first["Ben"][6] == "3" and first["Cal"][5] == "+0 [+0, +200]"
+    with CaptureQueriesContext(connection) as again:
+        assert ladder_cells(client, key) == first
+    assert not [q for q in again.captured_queries if "arena_rating" in q["sql"]], "served from the cache"
+
+    # a recorded match (Ben beats Ann): new ratings, games and ranks
+    made = match([ann, ben], status=Match.SCHEDULED)
+    seats = [SeatOutcome(score=s, rank=r, status="ok", fault_counts={}) for s, r in ((1.0, 2), (9.0, 1))]
+    played = PlayedMatch(outcome=MatchOutcome(match_id="m", status="finished", seats=seats, replay_gz=None,
+                                              result={"scores": [1.0, 9.0], "ranks": [2, 1]}), replay_path="")
+    with committed():
+        assert record(made.pk, played)
+    after_match = ladder_cells(client, key)
+    assert after_match["Ben"][6] == "4" and after_match["Ann"][6] == "4"
+    assert after_match["Ben"][3] != first["Ben"][3]
+    # the batch fit (no match of this ladder has seats with ranks but the recorded one)
+    with committed():
+        refit_ladder(key)
+    assert ladder_cells(client, key)["Cal"][5] == "—"
+    # the owner switches Ben off, then deletes Ann: both leave the ladder
+    client.force_login(owner)
+    with committed():
+        client.post(reverse("bot_active", args=[ben.pk]), {"active": "0"})
+    assert "Ben" not in ladder_cells(client, key)
+    with committed():
+        client.post(reverse("bot_delete", args=[ann.pk]), {"confirm": "Ann"})
+    assert list(ladder_cells(client, key)) == ["Cal"]
 
 
 # ---------------------------------------------------------------------- tournaments

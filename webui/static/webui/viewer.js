@@ -1211,6 +1211,9 @@
     this.liveRequest = null;
     this.speed = 1;
     this.frameLists = { public: new FrameList([]), seats: [] };
+    this.seatViewCount = 0; // seats with views of their own, held or still to fetch (data-seats-url)
+    this.seatsRequest = null;
+    this.wantedPerspective = null;
     this.logsByStep = {};
     this.ui = {}; // what the user opened in the board, kept from step to step
   }
@@ -1263,6 +1266,11 @@
         return new FrameList(frames);
       }),
     };
+    // a replay served in parts (webui/replays.py) says how many seats have views, fetched when a
+    // seat's perspective is first picked; a whole replay holds them
+    this.seatViewCount = this.frameLists.seats.length ||
+      (isNum(replay.seat_views) && this.root.getAttribute("data-seats-url") ? replay.seat_views : 0);
+    this.seatsRequest = null;
     this.root.setAttribute("data-game", String(this.header.game || ""));
     this.logsByStep = {};
     var self = this;
@@ -1282,9 +1290,13 @@
       this.el.slider.max = String(Math.max(0, count - 1));
     }
     this.showCount();
+    var wanted = null; // a seat's perspective asked for whose views are still to fetch
     if (first) {
       var fragment = readFragment();
-      if (fragment.view && this.perspectiveAllowed(fragment.view)) this.perspective = fragment.view;
+      if (fragment.view && this.perspectiveAllowed(fragment.view)) {
+        if (this.seatViewsHeld() || fragment.view === "spectator") this.perspective = fragment.view;
+        else wanted = fragment.view;
+      }
       var step = fragment.step !== null ? fragment.step : this.header.live ? count - 1 : 0;
       this.setStatus(count ? "" : this.header.live ? "Waiting for the match's first frames…" : "This replay has no steps yet.");
       this.go(step, true);
@@ -1292,8 +1304,13 @@
       this.root.setAttribute("data-ready", "true"); // the first step is drawn (bench/web.py times this)
       if (window.performance && performance.mark) performance.mark("viewer-ready");
     } else {
+      if (this.perspective !== "spectator" && !this.seatViewsHeld()) {
+        wanted = this.perspective; // the new replay's seats' views are still to fetch
+        this.perspective = "spectator";
+      }
       this.go(this.stepIndex, true); // the whole replay after the live frames: same step, no jump
     }
+    if (wanted) this.setPerspective(wanted); // drawn once the seats' views are here
     this.root.classList.toggle("is-live", !!this.header.live);
     if (this.header.live && this.root.getAttribute("data-live-url")) this.pollLive();
     else this.schedulePoll();
@@ -1397,10 +1414,10 @@
   };
   Viewer.prototype.perspectives = function () {
     var list = [{ value: "spectator", label: "Spectator" }];
-    var seats = this.frameLists.seats;
-    var players = isNum(this.header.players) ? this.header.players : seats.length;
-    if (seats.length && seats.length === players) {
-      for (var s = 0; s < seats.length; s++) list.push({ value: "seat-" + s, label: "What " + this.seatName(s) + " saw" });
+    var seats = this.seatViewCount;
+    var players = isNum(this.header.players) ? this.header.players : seats;
+    if (seats && seats === players) {
+      for (var s = 0; s < seats; s++) list.push({ value: "seat-" + s, label: "What " + this.seatName(s) + " saw" });
       list.push({ value: "all", label: "Everything revealed" });
     }
     var allowed = this.allowedList();
@@ -1807,8 +1824,41 @@
   };
   Viewer.prototype.setPerspective = function (value) {
     if (!this.perspectiveAllowed(value)) value = "spectator";
+    this.wantedPerspective = value;
+    var self = this;
+    if (value !== "spectator" && !this.seatViewsHeld()) {
+      // the spectator's view stays until the seats' views are here; the last choice wins
+      return this.loadSeatViews().then(function () {
+        if (self.wantedPerspective === value) self.setPerspective(value);
+      }, function () {});
+    }
     this.perspective = value;
     this.go(this.stepIndex, true);
+    return Promise.resolve();
+  };
+  Viewer.prototype.seatViewsHeld = function () {
+    return this.frameLists.seats.length > 0;
+  };
+  /** The seats' views of a replay served in parts (data-seats-url), fetched once. */
+  Viewer.prototype.loadSeatViews = function () {
+    var self = this;
+    if (this.seatsRequest) return this.seatsRequest;
+    this.root.setAttribute("data-seats", "loading");
+    this.setStatus("Loading what each seat saw…");
+    var request = this.seatsRequest = fetchReplay(this.root.getAttribute("data-seats-url")).then(function (part) {
+      if (self.seatsRequest !== request) return; // a newer replay came meanwhile: its views are asked anew
+      self.frameLists.seats = arr(obj(part).views).map(function (frames) {
+        return new FrameList(frames);
+      });
+      self.root.setAttribute("data-seats", "loaded");
+      self.setStatus("");
+    }).catch(function (error) {
+      if (self.seatsRequest === request) self.seatsRequest = null; // asked again at the next pick
+      self.root.setAttribute("data-seats", "failed");
+      self.setStatus("Could not load what each seat saw: " + (error && error.message ? error.message : error), true);
+      throw error;
+    });
+    return request;
   };
 
   Viewer.prototype.bind = function () {
@@ -1846,8 +1896,13 @@
     });
     on(window, "hashchange", function () {
       var f = readFragment();
-      if (f.view && f.view !== self.perspective && self.perspectiveAllowed(f.view)) self.perspective = f.view;
+      var view = f.view && f.view !== self.perspective && self.perspectiveAllowed(f.view) ? f.view : null;
+      if (view && (view === "spectator" || self.seatViewsHeld())) {
+        self.perspective = view;
+        view = null;
+      }
       self.go(f.step !== null ? f.step : self.stepIndex, true);
+      if (view) self.setPerspective(view); // drawn once the seats' views are here
     });
     on(document, "keydown", function (event) {
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
