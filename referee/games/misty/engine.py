@@ -56,7 +56,6 @@ position in the activation stage is advanced through forced steps when loaded.
 """
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -70,6 +69,7 @@ from ..interface import (
     OptionSpec,
     PositionError,
     Variant,
+    copy_json,
 )
 from ..ranking import ranks_with_tiebreak
 from ..seeding import draw_seed, stream
@@ -301,9 +301,8 @@ class MistyState(GameState):
         self._touch()
 
     def _touch(self) -> None:
-        """Forget the cached legal lists (after anything changes)."""
-        self._legal: dict[int, list[Action]] = {}
-        self._check: dict[int, Any] = {}  # per seat: the legal kinds or cells, to check an action
+        """Forget the cached legal lists (after a change outside ``apply``)."""
+        self._legal = None
 
     def start_round(self) -> None:
         """Deal the round's cards (the deal of round r from its own stream) and the first hands."""
@@ -381,33 +380,16 @@ class MistyState(GameState):
         motif) to take, then which legal cell to place it on."""
         if self.taken[seat] is None:
             kinds = dict.fromkeys(map(KIND_MOTIF.__getitem__, self.hands[seat]))
-            self._check[seat] = kinds
             return [_TAKE[km] for km in kinds]
         free, _, around = self._shapes[seat] or self.shape(seat)
-        cells = [c for c in around if c in free]
-        self._check[seat] = cells
-        return [_PLACE.get(c) or place_action(c) for c in cells]
+        return [_PLACE.get(c) or place_action(c) for c in around if c in free]
 
     def draft_step(self, seat: int, action: Action) -> None:
-        """Check and seal one draft answer; reveal every card when the last seat has placed its."""
-        if seat not in self._legal:
-            self.legal_actions(seat)
-        legal = self._check[seat]
+        """Seal one (legal) draft answer; reveal every card when the last seat has placed its."""
         if self.taken[seat] is None:
-            km = (action.get("kind"), action.get("motif"))
-            if action.get("type") != "take" or len(action) != 3 or km not in legal:
-                raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")
-            self.taken[seat] = km
-            del self._legal[seat]
+            self.taken[seat] = (action["kind"], action["motif"])
             return
-        try:
-            if action.get("type") != "place" or len(action) != 3:
-                raise ValueError
-            index = legal.index((action.get("row"), action.get("col")))
-        except ValueError:
-            raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now") from None
-        self.placed[seat] = legal[index]  # the legal cell itself: ints, even if given 1.0 or True
-        del self._legal[seat]
+        self.placed[seat] = (action["row"], action["col"])
         if None not in self.placed:
             self.reveal_and_pass()
 
@@ -463,7 +445,7 @@ class MistyState(GameState):
             seat = self.active
             actions = self.activation_actions(seat)
             if len(actions) > 1:
-                self._legal[seat] = actions
+                self._legal = {seat: actions}  # computed already: the cache of legal_actions
                 return
             if actions:
                 self.activation_step(seat, actions[0])
@@ -542,32 +524,19 @@ class MistyState(GameState):
             return [self.active]
         return []
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        actions = self._legal.get(seat)
-        if actions is None:
-            if self.stage == "draft" and 0 <= seat < self.n and self.placed[seat] is None:
-                actions = self.draft_actions(seat)
-            elif self.stage == "activation" and seat == self.active:
-                actions = self.activation_actions(seat)
-            else:
-                actions = []
-            self._legal[seat] = actions
-        return actions
+    def _legal_actions(self, seat: int) -> list[Action]:
+        if self.stage == "draft" and 0 <= seat < self.n and self.placed[seat] is None:
+            return self.draft_actions(seat)
+        if self.stage == "activation" and seat == self.active:
+            return self.activation_actions(seat)
+        return []
 
-    def apply(self, seat: int, action: Action) -> None:
-        if self.stage == "draft" and isinstance(action, dict) and 0 <= seat < self.n \
-                and self.placed[seat] is None:
-            try:  # checked against the hand's kinds or the legal cells, without scanning actions
-                self.draft_step(seat, action)
-            except TypeError:  # unhashable values
-                raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now") from None
+    def _apply(self, seat: int, action: Action) -> None:
+        if self.stage == "draft":
+            self.draft_step(seat, action)
             return
-        self.check_legal(seat, action)
         self.activation_step(seat, action)
         self.advance_activation()
-
-    def default_action(self, seat: int) -> Action:
-        return self.legal_actions(seat)[0]
 
     def action_label(self, seat: int, action: Action) -> str:
         kind = action.get("type")
@@ -639,7 +608,7 @@ class MistyState(GameState):
         data["hands"] = hands
         data["windows"] = [self.window_view(s) for s in range(self.n)]
         data["active"] = self.active
-        data["log"] = copy.deepcopy(self.log)
+        data["log"] = copy_json(self.log)
         data["round_wins"] = self.round_wins()
         data["points"] = self.total_points()
         data["rounds"] = [
@@ -676,7 +645,7 @@ class MistyState(GameState):
         """Redraw every card ``seat`` cannot know (the cards still to be dealt, the hands it has
         not held this phase, the cards out of the round) and the other seats' sealed choices;
         a fresh seed for future rounds."""
-        other = self.copy()
+        other = self.clone()
         slots = [other.deck]
         if other.stage == "draft":
             slots += [other.hands[t] for t in range(other.n) if not other.knows_hand(seat, t)]
@@ -698,21 +667,19 @@ class MistyState(GameState):
         other._touch()
         return other
 
-    def copy(self) -> MistyState:
-        other = MistyState(self.config, self.seed)
-        other.round, other.first, other.stage = self.round, self.first, self.stage
-        other.draft_phase, other.pick = self.draft_phase, self.pick
+    def _copy_mutables(self, other: MistyState) -> None:
+        """Every container play mutates is copied; log events and round summaries are never
+        changed once written, so they are shared."""
         other.deck = list(self.deck)
         other.hands = [list(h) for h in self.hands]
         other.taken, other.placed = list(self.taken), list(self.placed)
         other.windows = [{cell: list(s) for cell, s in w.items()} for w in self.windows]
         other.sizes = list(self.sizes)
-        other.active = self.active
         other.moved = [set(m) for m in self.moved]
         other.fed = [set(f) for f in self.fed]
-        other.log = copy.deepcopy(self.log)
-        other.rounds = copy.deepcopy(self.rounds)
-        return other
+        other.log = list(self.log)
+        other.rounds = list(self.rounds)
+        other._shapes = [None if s is None else [set(s[0]), s[1], s[2]] for s in self._shapes]
 
     # ------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:
@@ -730,8 +697,8 @@ class MistyState(GameState):
             "active": self.active,
             "moved": [sorted(m, key=ORDER.__getitem__) for m in self.moved],
             "fed": [sorted(f, key=ORDER.__getitem__) for f in self.fed],
-            "log": copy.deepcopy(self.log),
-            "rounds": copy.deepcopy(self.rounds),
+            "log": copy_json(self.log),
+            "rounds": copy_json(self.rounds),
         }
 
     @classmethod
@@ -751,8 +718,8 @@ class MistyState(GameState):
         state.active = data.get("active")
         state.moved = [set(m) for m in data.get("moved", [[]] * n)]
         state.fed = [set(f) for f in data.get("fed", [[]] * n)]
-        state.log = copy.deepcopy(data.get("log", []))
-        state.rounds = copy.deepcopy(data.get("rounds", []))
+        state.log = copy_json(data.get("log", []))
+        state.rounds = copy_json(data.get("rounds", []))
         state.validate(n)
         for hand in state.hands:
             hand.sort(key=ORDER.__getitem__)
@@ -817,4 +784,3 @@ GAME = GameDescription(
     variants=_variants(),
     state_class=MistyState,
 )
-MistyState.description = GAME

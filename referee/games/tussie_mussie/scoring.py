@@ -9,6 +9,7 @@ Column = tuple[str, str] | None  # (tile id, row) or an emptied column (marigold
 
 HEARTS = {t.id: t.hearts for t in TILES.values()}
 COLOUR = {t.id: t.colour for t in TILES.values()}
+SCORING = frozenset(t.id for t in TILES.values() if t.timing == "scoring")  # the tiles with an effect
 
 
 def score_arrangement(
@@ -39,8 +40,9 @@ def score_arrangement(
             continue
         tile, row = column
         effect = 0
-        if apprentice and tile in PRE_PRESENTATION:
-            effect = 2
+        if tile not in SCORING:
+            if apprentice and tile in PRE_PRESENTATION:
+                effect = 2
         elif tile == "red_rose":
             effect = total_hearts
         elif tile == "red_tulip":
