@@ -169,8 +169,16 @@ def legal_cards(hand: list[Card], top: Card | None, may_play_pest: bool, strict_
 def resolve_window(order: list[int], plays: dict[int, Card | None]) -> tuple[int | None, dict[int, str]]:
     """Rulings' steps 1-2 for one window: the seat whose card is applied (or None) and every asked seat's
     outcome (``applied``, ``spent``, ``returned``, ``pass``). ``order`` is the priority order."""
-    swatter = next((s for s in order if plays[s] is not None and plays[s].kind == SWATTER), None)
-    applied = swatter if swatter is not None else next((s for s in order if plays[s] is not None), None)
+    swatter = first = None
+    for s in order:
+        card = plays[s]
+        if card is not None:
+            if first is None:
+                first = s
+            if card.kind == SWATTER:
+                swatter = s
+                break
+    applied = swatter if swatter is not None else first
     outcomes = {}
     for s in order:
         card = plays[s]
@@ -269,10 +277,9 @@ class BszzzzState(GameState):
             return []
         trick = self.trick
         if trick and trick[-1][0] == seat:  # never twice in a row
-            cards: list[Card] = []
-        else:
-            top = trick[-1][1] if trick else None
-            cards = legal_cards(self.hands[seat], top, self.total or seat == self.turn, self.strict)
+            return [PASS]  # nobody must play on their own card (the turn seat has played it)
+        top = trick[-1][1] if trick else None
+        cards = legal_cards(self.hands[seat], top, self.total or seat == self.turn, self.strict)
         # The turn seat may not pass while it holds a legal trick card.
         may_pass = self.total or seat != self.turn or all(c.kind == SWATTER for c in cards)
         actions: list[Action] = [PLAY[c.id] for c in cards]
@@ -326,7 +333,7 @@ class BszzzzState(GameState):
         """Resolve the window (rulings' steps 1-3), record it, then end the round or open the next."""
         n, trick = self.n, self.trick
         plays = dict(self.pending)
-        start = self._priority_start()
+        start = (trick[-1][0] + 1) % n if trick else self.turn  # _priority_start()
         if self.arrival:
             order = [s for s, _ in self.pending]  # the arrival order is the order apply was called
         else:
@@ -339,7 +346,8 @@ class BszzzzState(GameState):
             "last_player": top[0] if top else None,
             "priority": order,
             "plays": [
-                {"seat": s, "card": plays[s].id if plays[s] else None, "outcome": outcomes[s]} for s in order
+                {"seat": s, "card": card.id if (card := plays[s]) else None, "outcome": outcomes[s]}
+                for s in order
             ],
             "effect": "none",
             "by": applied,
@@ -393,7 +401,7 @@ class BszzzzState(GameState):
         return "trick"
 
     def _after_window(self) -> None:
-        if len([k for k in self.swatters_left if k]) <= 1:
+        if self.swatters_left.count(0) >= self.n - 1:  # at most one seat still holds a swatter
             self._end_round("swatters")
         elif self.idle >= (1 if self.total else self.n):
             self._end_round("no-play")

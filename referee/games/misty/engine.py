@@ -112,6 +112,8 @@ def card_json(card_id: str) -> dict[str, Any]:
 # Actions are interned: legal lists are rebuilt at every step and are read-only by contract.
 _TAKE: dict[tuple[str, str], Action] = {
     km: {"type": "take", "kind": km[0], "motif": km[1]} for km in MOTIF_NAME}
+_TAKE_OF_CARD: dict[str, tuple[tuple[str, str], Action]] = {
+    card_id: (km, _TAKE[km]) for card_id, km in KIND_MOTIF.items()}
 _PLACE: dict[Cell, Action] = {}
 _ACTIVATE: dict[Cell, Action] = {}
 
@@ -169,10 +171,21 @@ def ring(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> list[
     return cells
 
 
+_RING_PLACES: dict[tuple, list[tuple[Cell, Action]]] = {}
+
+
+def ring_places(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> list[tuple[Cell, Action]]:
+    """``ring(bbox, limits)``'s cells, each with its place action (memoised likewise)."""
+    key = (bbox, limits)
+    places = _RING_PLACES.get(key)
+    if places is None:
+        places = _RING_PLACES[key] = [(c, place_action(c)) for c in ring(bbox, limits)]
+    return places
+
+
 def bounding_box(cells: Iterable[Cell]) -> tuple[int, int, int, int]:
-    cells = list(cells)
-    return (min(r for r, _ in cells), max(r for r, _ in cells),
-            min(c for _, c in cells), max(c for _, c in cells))
+    rows, cols = zip(*cells)
+    return min(rows), max(rows), min(cols), max(cols)
 
 
 def legal_cells(cells: Iterable[Cell], boxes: Iterable[Cell]) -> list[Cell]:
@@ -296,7 +309,7 @@ class MistyState(GameState):
         self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
         # per seat during construction: [free cells (empty, touching the window), bounding box,
-        # ring(bounding box)], kept up to date as cards are placed; None = to recompute
+        # ring_places(bounding box)], kept up to date as cards are placed; None = to recompute
         self._shapes: list[list | None] = [None] * self.n
         self._touch()
 
@@ -346,11 +359,11 @@ class MistyState(GameState):
         if shape is None:
             window = self.windows[seat]
             if not window:
-                shape = [{(0, 0)}, None, [(0, 0)]]
+                shape = [{(0, 0)}, None, [((0, 0), place_action((0, 0)))]]
             else:
                 free = {n for cell in window for n in neighbours(cell) if n not in window}
                 bbox = bounding_box(window)
-                shape = [free, bbox, ring(bbox, self.limits)]
+                shape = [free, bbox, ring_places(bbox, self.limits)]
             self._shapes[seat] = shape
         return shape
 
@@ -361,10 +374,8 @@ class MistyState(GameState):
             return
         window = self.windows[seat]
         free = shape[0]
-        free.discard(cell)
-        for n in neighbours(cell):
-            if n not in window:
-                free.add(n)
+        free.update(neighbours(cell))
+        free.difference_update(window)  # the cell itself included: it is in the window now
         bbox = shape[1]
         r, c = cell
         if bbox is None:
@@ -373,16 +384,16 @@ class MistyState(GameState):
             return
         else:
             shape[1] = (min(bbox[0], r), max(bbox[1], r), min(bbox[2], c), max(bbox[3], c))
-        shape[2] = ring(shape[1], self.limits)
+        shape[2] = ring_places(shape[1], self.limits)
 
     def draft_actions(self, seat: int) -> list[Action]:
         """The seat's next draft step, ignoring whether it has already answered: which (kind,
         motif) to take, then which legal cell to place it on."""
         if self.taken[seat] is None:
-            kinds = dict.fromkeys(map(KIND_MOTIF.__getitem__, self.hands[seat]))
-            return [_TAKE[km] for km in kinds]
+            # one action per (kind, motif), in hand order (later copies update the same key)
+            return list(dict(map(_TAKE_OF_CARD.__getitem__, self.hands[seat])).values())
         free, _, around = self._shapes[seat] or self.shape(seat)
-        return [_PLACE.get(c) or place_action(c) for c in around if c in free]
+        return [action for cell, action in around if cell in free]
 
     def draft_step(self, seat: int, action: Action) -> None:
         """Seal one (legal) draft answer; reveal every card when the last seat has placed its."""

@@ -445,7 +445,7 @@ class TrickyTwistState(GameState):
         """One of five sealed picks; when every seat has picked, the picks join the reserves."""
         self.hands[seat].remove(card)
         self.picks[seat] = card
-        if any(p is None for p in self.picks):
+        if None in self.picks:
             return
         for s, pick in enumerate(self.picks):
             self.reserves[s].append(pick)

@@ -77,6 +77,7 @@ TILE_JSON = {t: tile_json(t) for t in TILE_IDS}
 HIDDEN = {"hidden": True}
 GAP = {"gap": True}  # a Marigold's emptied column under marigold_gap=keep
 TAKE_ACTIONS = [{"type": "take", "side": "face_up"}, {"type": "take", "side": "face_down"}]
+OFFER_ACTIONS = {t: {"type": "offer", "face_up": t} for t in TILE_IDS}  # shared: legal lists are read-only
 
 
 class TussieMussieState(GameState):
@@ -376,7 +377,7 @@ class TussieMussieState(GameState):
 
     def compute_legal(self) -> list[Action]:
         if self.phase == "offer":
-            return [{"type": "offer", "face_up": t} for t in self.offer["tiles"]]
+            return [OFFER_ACTIONS[t] for t in self.offer["tiles"]]
         if self.phase == "take":
             return TAKE_ACTIONS
         if self.phase == "distribute":

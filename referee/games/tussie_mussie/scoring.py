@@ -24,9 +24,9 @@ def score_arrangement(
     ``columns`` are left to right; ``None`` is a kept gap that breaks adjacency (it scores 0).
     """
     ids = [c[0] for c in columns if c is not None]
-    hearts = [HEARTS[t] for t in ids]
+    hearts = list(map(HEARTS.__getitem__, ids))
     total_hearts = sum(hearts)
-    bouquet = sum(1 for c in columns if c is not None and c[1] == "bouquet")
+    bouquet = [c[1] for c in columns if c is not None].count("bouquet")
     colours = [orchid_colour if t == "orchid" else COLOUR[t] for t in ids]
     last = len(columns) - 1
 
