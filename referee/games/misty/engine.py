@@ -372,19 +372,20 @@ class MistyState(GameState):
         shape = self._shapes[seat]
         if shape is None:
             return
-        window = self.windows[seat]
         free = shape[0]
-        free.update(neighbours(cell))
-        free.difference_update(window)  # the cell itself included: it is in the window now
+        free.update(_NEIGHBOURS.get(cell) or neighbours(cell))
+        free.difference_update(self.windows[seat])  # the cell itself included: it is placed now
         bbox = shape[1]
         r, c = cell
         if bbox is None:
-            shape[1] = (r, r, c, c)
-        elif bbox[0] <= r <= bbox[1] and bbox[2] <= c <= bbox[3]:
-            return
+            bbox = (r, r, c, c)
         else:
-            shape[1] = (min(bbox[0], r), max(bbox[1], r), min(bbox[2], c), max(bbox[3], c))
-        shape[2] = ring_places(shape[1], self.limits)
+            r0, r1, c0, c1 = bbox
+            if r0 <= r <= r1 and c0 <= c <= c1:
+                return
+            bbox = (r if r < r0 else r0, r if r > r1 else r1, c if c < c0 else c0, c if c > c1 else c1)
+        shape[1] = bbox
+        shape[2] = ring_places(bbox, self.limits)
 
     def draft_actions(self, seat: int) -> list[Action]:
         """The seat's next draft step, ignoring whether it has already answered: which (kind,

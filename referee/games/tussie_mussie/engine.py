@@ -78,6 +78,20 @@ HIDDEN = {"hidden": True}
 GAP = {"gap": True}  # a Marigold's emptied column under marigold_gap=keep
 TAKE_ACTIONS = [{"type": "take", "side": "face_up"}, {"type": "take", "side": "face_down"}]
 OFFER_ACTIONS = {t: {"type": "offer", "face_up": t} for t in TILE_IDS}  # shared: legal lists are read-only
+_DISTRIBUTE: dict[tuple, list[Action]] = {}
+
+
+def distribute_actions(turn_card: str, sides: tuple[str, ...]) -> list[Action]:
+    """A Turn card's choices for tiles laid out with these sides (memoised: a few cards)."""
+    actions = _DISTRIBUTE.get((turn_card, sides))
+    if actions is None:
+        actions = _DISTRIBUTE[turn_card, sides] = [
+            {"type": "distribute", "option": name, "slot": slot}
+            for name, (choose, _, _) in TURN_CARDS[turn_card]["options"].items()
+            for slot, side in enumerate(sides)
+            if choose in ("*", side)
+        ]
+    return actions
 
 
 class TussieMussieState(GameState):
@@ -381,13 +395,7 @@ class TussieMussieState(GameState):
         if self.phase == "take":
             return TAKE_ACTIONS
         if self.phase == "distribute":
-            card = TURN_CARDS[self.turn_card]
-            return [
-                {"type": "distribute", "option": name, "slot": slot}
-                for name, (choose, _, _) in card["options"].items()
-                for slot, (_, side) in enumerate(self.layout)
-                if choose in ("*", side)
-            ]
+            return distribute_actions(self.turn_card, tuple(side for _, side in self.layout))
         if self.phase == "pre":
             return self.compute_pre_actions(self.acting())
         return []
