@@ -201,7 +201,10 @@ def legal_cells(cells: Iterable[Cell], boxes: Iterable[Cell]) -> list[Cell]:
 def lowest_copy(hand: list[str], kind_motif: tuple[str, str]) -> str:
     """The lowest-numbered copy of (kind, motif) in a hand kept in card order (copies are
     interchangeable)."""
-    return next(c for c in hand if KIND_MOTIF[c] == kind_motif)
+    for card in hand:
+        if KIND_MOTIF[card] == kind_motif:
+            return card
+    raise ValueError(f"no {kind_motif} in the hand")
 
 
 def renumber(window: Window) -> tuple[Window, Cell]:
