@@ -218,7 +218,10 @@ class GameDescription:
             raise PositionError(f"bad {self.id} position: {exc!r}") from exc
 
     def __post_init__(self) -> None:
-        self.state_class.description = self  # a state knows its game (engine version, positions)
+        # A state knows its game (engine version, positions): the first description naming the
+        # class; a copy (dataclasses.replace, e.g. a test's renamed game) leaves it alone.
+        if "description" not in vars(self.state_class):
+            self.state_class.description = self
 
     def to_json(self) -> JSON:
         return {
