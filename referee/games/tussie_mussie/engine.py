@@ -214,13 +214,13 @@ class TussieMussieState(GameState):
 
     def distribute(self, option: str, slot: int) -> None:
         choose, mine, theirs = TURN_CARDS[self.turn_card]["options"][option]
-        for hand, (tile, side), place in (
-            (0, self.layout[slot], mine),
-            (1, self.layout[1 - slot], theirs),
-        ):
-            # the seat knows a tile it saw face up on the table or that joins its own arrangement
-            seen = ALL_SEEN if side == "U" or place == "U" else (1 if hand == 0 else 0)
-            self.hands[hand].append([tile, "bouquet" if place == "U" else "keepsakes", seen])
+        # the seat knows a tile it saw face up on the table or that joins its own arrangement
+        tile, side = self.layout[slot]
+        seen = ALL_SEEN if side == "U" or mine == "U" else 1
+        self.hands[0].append([tile, "bouquet" if mine == "U" else "keepsakes", seen])
+        tile, side = self.layout[1 - slot]
+        seen = ALL_SEEN if side == "U" or theirs == "U" else 0
+        self.hands[1].append([tile, "bouquet" if theirs == "U" else "keepsakes", seen])
         self.layout, self.turn_card = [], None
         if len(self.hands[0]) < TURNS_PER_SOLO_ROUND:
             self.next_solo_turn()
@@ -395,7 +395,7 @@ class TussieMussieState(GameState):
         if self.phase == "take":
             return TAKE_ACTIONS
         if self.phase == "distribute":
-            return distribute_actions(self.turn_card, tuple(side for _, side in self.layout))
+            return distribute_actions(self.turn_card, tuple([side for _, side in self.layout]))
         if self.phase == "pre":
             return self.compute_pre_actions(self.acting())
         return []
