@@ -410,12 +410,13 @@ class MistyState(GameState):
 
     def reveal_and_pass(self) -> None:
         placements = []
+        hands, taken, placed, windows = self.hands, self.taken, self.placed, self.windows
         for seat in range(self.n):
-            hand = self.hands[seat]
-            card = lowest_copy(hand, self.taken[seat])
+            hand = hands[seat]
+            card = lowest_copy(hand, taken[seat])
             hand.remove(card)
-            cell = self.placed[seat]
-            self.windows[seat][cell] = [card]
+            cell = placed[seat]
+            windows[seat][cell] = [card]
             self.grow(seat, cell)
             placements.append({"seat": seat, "card": card, "row": cell[0], "col": cell[1]})
         self.log.append({"event": "reveal", "phase": self.draft_phase + 1, "pick": self.pick + 1,
