@@ -5,6 +5,9 @@ reference measured in the same run (a minimal pure-Python 4-player trick-taking 
 
 Ratios, not absolutes, are the figures to compare: the machines are shared and noisy.
 Target: each engine's µs per decision ≤ 5× the reference's µs per card.
+
+Then, per game, ``clone()`` beside a position round trip (``from_position(to_position())``, what a
+search would otherwise copy a state with), on states halfway through random games.
 """
 from __future__ import annotations
 
@@ -84,6 +87,44 @@ def time_engine(game_id: str, variant: str, players: int, seconds: float) -> tup
     return elapsed / decisions * 1e6, decisions
 
 
+def midgame_states(game_id: str, variant: str, players: int, count: int) -> list:
+    """States halfway through ``count`` random games (by decisions)."""
+    game = GAMES[game_id]
+    config = game.configure(players, variant)
+    states = []
+    for seed in range(1, count + 1):
+        rng = random.Random(seed)
+        history = []
+        state = game.new_state(config, seed)
+        while not state.is_terminal():
+            for seat in state.to_move():
+                legal = state.legal_actions(seat)
+                action = legal[rng.randrange(len(legal))]
+                history.append((seat, action))
+                state.apply(seat, action)
+        state = game.new_state(config, seed)
+        for seat, action in history[: len(history) // 2]:
+            state.apply(seat, action)
+        states.append(state)
+    return states
+
+
+def time_copies(game_id: str, variant: str, players: int, seconds: float) -> tuple[float, float]:
+    """µs per ``clone()`` and per position round trip, over mid-game states."""
+    game = GAMES[game_id]
+    states = midgame_states(game_id, variant, players, 8)
+    timings = []
+    for copy in (lambda s: s.clone(), lambda s: game.from_position(s.to_position())):
+        copies = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds / 2:
+            for state in states:
+                copy(state)
+            copies += len(states)
+        timings.append((time.perf_counter() - start) / copies * 1e6)
+    return timings[0], timings[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="time per row")
@@ -104,9 +145,17 @@ def main() -> None:
                              "reference_us_per_card": round(reference_here, 3),
                              "ratio_to_reference": round(us / reference_here, 2)})
     reference = sum(references) / len(references)
+    copies = []
+    for game_id, game in sorted(GAMES.items()):
+        variant = game.variant(None)
+        players = variant.player_counts[-1]
+        clone_us, round_trip_us = time_copies(game_id, variant.name, players, args.seconds)
+        copies.append({"game": game_id, "variant": variant.name, "players": players,
+                       "clone_us": round(clone_us, 1), "position_round_trip_us": round(round_trip_us, 1),
+                       "speedup": round(round_trip_us / clone_us, 1)})
     if args.json:
         print(json.dumps({"reference_us_per_card": round(reference, 3), "target_ratio": TARGET_RATIO,
-                          "rows": rows}))
+                          "rows": rows, "copies": copies}))
         return
     print(f"reference (pure-Python 4-player trick-taking): {reference:.2f} µs per card")
     print(f"{'game':<14} {'variant':<10} {'players':>7} {'µs/decision':>12} {'ratio':>7}  target ≤ {TARGET_RATIO}×")
@@ -114,6 +163,10 @@ def main() -> None:
         flag = "" if r["ratio_to_reference"] <= TARGET_RATIO else "  over target"
         print(f"{r['game']:<14} {r['variant']:<10} {r['players']:>7} {r['us_per_decision']:>12.2f} "
               f"{r['ratio_to_reference']:>6.2f}×{flag}")
+    print(f"\n{'game (mid-game)':<22} {'players':>7} {'clone µs':>9} {'position round trip µs':>23}")
+    for c in copies:
+        print(f"{c['game'] + ' ' + c['variant']:<22} {c['players']:>7} {c['clone_us']:>9.1f} "
+              f"{c['position_round_trip_us']:>23.1f}  ({c['speedup']:.0f}× faster)")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,13 @@ options, engine version) and played through a :class:`GameState`:
 - ``observation(seat)`` (the seat's information state, JSON), ``public_view()`` (the spectator's);
 - ``is_terminal()``, ``result()`` (``{"scores": [...], "ranks": [...], ...}``);
 - ``resample_hidden(seat, rng)``: a state consistent with everything ``seat`` knows;
-- ``to_position()`` / ``GameDescription.from_position(data)``: the documented position JSON.
+- ``to_position()`` / ``GameDescription.from_position(data)``: the documented position JSON;
+  ``clone()`` an independent copy, without the position round trip.
+
+The public methods above that every game plays the same way live here: an engine implements its
+rules in ``_legal_actions(seat)`` and ``_apply(seat, action)`` (OpenSpiel's pattern), and this class
+caches the legal actions until the next ``apply``, refuses an action that is not among them, and
+hands ``_apply`` the engine's own copy of the action (so its values have the engine's types).
 
 Simultaneous choices are sealed: the engine buffers each seat's submission and resolves them when
 the last one arrives, in the order they were applied (the arrival order, which some rules use).
@@ -31,6 +37,17 @@ Action = dict[str, Any]
 JSON = dict[str, Any]
 
 POSITION_FORMAT = 1
+
+
+def copy_json(value: Any) -> Any:
+    """A fresh copy of a JSON value (dicts and lists; leaves shared, being immutable), cheaper than
+    ``copy.deepcopy`` or a ``json`` round trip: what views and positions use so they never alias a
+    state's own records."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value
 
 
 class GameError(Exception):
@@ -205,6 +222,12 @@ class GameDescription:
         except (KeyError, TypeError, IndexError) as exc:
             raise PositionError(f"bad {self.id} position: {exc!r}") from exc
 
+    def __post_init__(self) -> None:
+        # A state knows its game (engine version, positions): the first description naming the
+        # class; a copy (dataclasses.replace, e.g. a test's renamed game) leaves it alone.
+        if "description" not in vars(self.state_class):
+            self.state_class.description = self
+
     def to_json(self) -> JSON:
         return {
             "id": self.id,
@@ -226,9 +249,11 @@ class GameDescription:
 class GameState(ABC):
     """One game in progress. Subclasses keep all of a game's rules in one readable module."""
 
-    description: ClassVar[GameDescription]
+    description: ClassVar[GameDescription]  # set by the GameDescription naming the class
     config: MatchConfig
     seed: int
+    # per seat, the legal actions until the next apply (None: nothing cached yet)
+    _legal: dict[int, list[Action]] | None = None
 
     # --- set-up and positions -------------------------------------------------------------
     @classmethod
@@ -261,16 +286,40 @@ class GameState(ABC):
         return data
 
     def clone(self) -> GameState:
-        return self.description.from_position(self.to_position())
+        """An independent copy: the attributes shared, then every container play mutates copied
+        by the engine (``_copy_mutables``), without a position round trip."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._legal = None
+        self._copy_mutables(other)
+        return other
+
+    @abstractmethod
+    def _copy_mutables(self, other: GameState) -> None:
+        """Give ``other`` (a shallow copy of this state) its own copy of every container that play
+        or resampling changes; records never changed once written may stay shared."""
 
     # --- play -------------------------------------------------------------------------------
     @abstractmethod
     def to_move(self) -> list[int]:
         """Seats that must decide now (empty when terminal)."""
 
-    @abstractmethod
     def legal_actions(self, seat: int) -> list[Action]:
-        """The seat's legal actions now (empty if it is not asked). Treat the list as read-only."""
+        """The seat's legal actions now (empty if it is not asked). Treat the list and its actions
+        as read-only: they are cached, and engines share action objects between states."""
+        cache = self._legal
+        if cache is None:
+            cache = self._legal = {}
+        else:
+            actions = cache.get(seat)
+            if actions is not None:
+                return actions
+        actions = cache[seat] = self._legal_actions(seat)
+        return actions
+
+    @abstractmethod
+    def _legal_actions(self, seat: int) -> list[Action]:
+        """The seat's legal actions, computed (empty if it is not asked)."""
 
     @abstractmethod
     def action_label(self, seat: int, action: Action) -> str:
@@ -283,13 +332,29 @@ class GameState(ABC):
         it names a card only once the action shows it to everyone ("offer the Rose face up and a
         tile face down", "put a card in the reserve"); a sealed choice names nothing it hides."""
 
-    @abstractmethod
     def apply(self, seat: int, action: Action) -> None:
         """Play ``action`` for ``seat``; raises IllegalActionError if it is not legal now."""
+        cache = self._legal
+        legal = cache.get(seat) if cache is not None else None
+        if legal is None:
+            legal = self.legal_actions(seat)
+        try:
+            index = legal.index(action)  # an identity match first, then JSON equality
+        except ValueError:
+            raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now") from None
+        self._legal = None  # before _apply, which may cache what it computes for the next step
+        self._apply(seat, legal[index])
+
+    @abstractmethod
+    def _apply(self, seat: int, action: Action) -> None:
+        """Play a legal ``action`` (one of ``legal_actions(seat)``, the very object) for ``seat``."""
 
     def default_action(self, seat: int) -> Action:
-        """What the platform plays for a seat that faulted: the first legal action unless a game
-        knows a more neutral choice (a pass, a decline)."""
+        """What the platform plays for a seat that faulted (a fresh dict: the platform keeps it)."""
+        return dict(self._default_action(seat))
+
+    def _default_action(self, seat: int) -> Action:
+        """The first legal action, unless a game knows a more neutral choice (a pass, a decline)."""
         return self.legal_actions(seat)[0]
 
     @abstractmethod
@@ -315,8 +380,3 @@ class GameState(ABC):
         """Whether the order in which a simultaneous batch arrives changes the outcome (Bszzzz's
         ``priority=arrival``); otherwise hosts apply a batch in seat order, so logs are canonical."""
         return False
-
-    # --- helpers shared by engines -----------------------------------------------------------
-    def check_legal(self, seat: int, action: Action) -> None:
-        if action not in self.legal_actions(seat):
-            raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")

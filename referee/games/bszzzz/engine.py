@@ -96,6 +96,8 @@ from .data import CARD_TEXTS, CARDS, COLOURS, DECKS, HAND_SIZE, PEST, SWATTER, S
 
 TARGET = 100
 PASS: Action = {"type": "pass"}
+# One action object per card: legal lists are read-only, so the hot path builds no dicts.
+PLAY: dict[str, Action] = {cid: {"type": "play", "card": cid} for cid in CARDS}
 
 # Hands are kept in this order (the decks' order, swatters last), so legal actions list trick cards first.
 _ORDER: dict[str, int] = {cid: i for i, cid in enumerate(CARDS)}
@@ -167,8 +169,16 @@ def legal_cards(hand: list[Card], top: Card | None, may_play_pest: bool, strict_
 def resolve_window(order: list[int], plays: dict[int, Card | None]) -> tuple[int | None, dict[int, str]]:
     """Rulings' steps 1-2 for one window: the seat whose card is applied (or None) and every asked seat's
     outcome (``applied``, ``spent``, ``returned``, ``pass``). ``order`` is the priority order."""
-    swatter = next((s for s in order if plays[s] is not None and plays[s].kind == SWATTER), None)
-    applied = swatter if swatter is not None else next((s for s in order if plays[s] is not None), None)
+    swatter = first = None
+    for s in order:
+        card = plays[s]
+        if card is not None:
+            if first is None:
+                first = s
+            if card.kind == SWATTER:
+                swatter = s
+                break
+    applied = swatter if swatter is not None else first
     outcomes = {}
     for s in order:
         card = plays[s]
@@ -227,7 +237,6 @@ class BszzzzState(GameState):
         self.totals = [0] * self.n
         self.rounds: list[dict] = []
         self.over = False
-        self._legal: dict[int, tuple[list[Action], list[Card], bool]] = {}
         # The seats clockwise from each seat, for priority orders.
         self._rings = [[(start + k) % self.n for k in range(self.n)] for start in range(self.n)]
 
@@ -261,39 +270,35 @@ class BszzzzState(GameState):
         """Ask every seat that holds any card (being asked reveals nothing but the public hand size)."""
         self.pending: list[tuple[int, Card | None]] = []
         self.waiting = [s for s in range(self.n) if self.hands[s]]
-        self._legal = {}
 
     # ------------------------------------------------------------------------------ legal actions
-    def _legal_for(self, seat: int) -> tuple[list[Action], list[Card], bool]:
-        """(actions, playable cards, may pass) for an asked seat; cached until the window resolves."""
-        cached = self._legal.get(seat)
-        if cached is not None:
-            return cached
+    def _legal_actions(self, seat: int) -> list[Action]:
+        if seat not in self.waiting:
+            return []
         trick = self.trick
         if trick and trick[-1][0] == seat:  # never twice in a row
-            cards: list[Card] = []
-        else:
-            top = trick[-1][1] if trick else None
-            cards = legal_cards(self.hands[seat], top, self.total or seat == self.turn, self.strict)
+            return [PASS]  # nobody must play on their own card (the turn seat has played it)
+        top = trick[-1][1] if trick else None
+        cards = legal_cards(self.hands[seat], top, self.total or seat == self.turn, self.strict)
         # The turn seat may not pass while it holds a legal trick card.
         may_pass = self.total or seat != self.turn or all(c.kind == SWATTER for c in cards)
-        actions: list[Action] = [{"type": "play", "card": c.id} for c in cards]
+        actions: list[Action] = [PLAY[c.id] for c in cards]
         if may_pass:
-            actions.append({"type": "pass"})
-        cached = (actions, cards, may_pass)
-        self._legal[seat] = cached
-        return cached
+            actions.append(PASS)
+        return actions
+
+    def _legal_for(self, seat: int) -> tuple[list[Action], list[Card], bool]:
+        """(actions, playable cards, may pass) for an asked seat (a search's playout policy)."""
+        actions = self.legal_actions(seat)
+        may_pass = bool(actions) and actions[-1] is PASS
+        cards = [CARDS[a["card"]] for a in (actions[:-1] if may_pass else actions)]
+        return actions, cards, may_pass
 
     def arrival_order_matters(self) -> bool:
         return self.arrival
 
     def to_move(self) -> list[int]:
         return list(self.waiting)
-
-    def legal_actions(self, seat: int) -> list[Action]:
-        if seat not in self.waiting:
-            return []
-        return self._legal_for(seat)[0]
 
     def action_label(self, seat: int, action: Action) -> str:
         if action.get("type") == "pass":
@@ -310,26 +315,17 @@ class BszzzzState(GameState):
         as much as a card, until the window resolves (the window's record then shows them all)."""
         return "submit a card or a pass (sealed)"
 
-    def default_action(self, seat: int) -> Action:
+    def _default_action(self, seat: int) -> Action:
         """A pass where passing is allowed; the turn seat that must play: its first legal trick card."""
-        actions, _, may_pass = self._legal_for(seat) if seat in self.waiting else ([], {}, False)
+        actions = self.legal_actions(seat)
         if not actions:
             raise IllegalActionError(f"seat {seat} is not asked now")
-        return PASS if may_pass else actions[0]
+        return actions[-1] if actions[-1] is PASS else actions[0]
 
     # ------------------------------------------------------------------------------ apply
-    def apply(self, seat: int, action: Action) -> None:
+    def _apply(self, seat: int, action: Action) -> None:
         """Seal ``seat``'s submission; the window resolves when the last asked seat has submitted."""
-        if seat not in self.waiting:
-            raise IllegalActionError(f"seat {seat} is not asked now")
-        _, cards, may_pass = self._legal_for(seat)
-        kind = action.get("type") if isinstance(action, dict) else None
-        card: Card | None = None
-        if not (kind == "pass" and len(action) == 1 and may_pass):
-            cid = action.get("card") if kind == "play" and len(action) == 2 else None
-            card = CARDS.get(cid) if isinstance(cid, str) else None
-            if card is None or card not in cards:  # one object per card: identity comparisons
-                raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")
+        card = None if action is PASS else CARDS[action["card"]]
         self.pending.append((seat, card))
         self.waiting.remove(seat)
         if not self.waiting:
@@ -342,7 +338,7 @@ class BszzzzState(GameState):
         """Resolve the window (rulings' steps 1-3), record it, then end the round or open the next."""
         n, trick = self.n, self.trick
         plays = dict(self.pending)
-        start = self._priority_start()
+        start = (trick[-1][0] + 1) % n if trick else self.turn  # _priority_start()
         if self.arrival:
             order = [s for s, _ in self.pending]  # the arrival order is the order apply was called
         else:
@@ -355,7 +351,8 @@ class BszzzzState(GameState):
             "last_player": top[0] if top else None,
             "priority": order,
             "plays": [
-                {"seat": s, "card": plays[s].id if plays[s] else None, "outcome": outcomes[s]} for s in order
+                {"seat": s, "card": card.id if (card := plays[s]) else None, "outcome": outcomes[s]}
+                for s in order
             ],
             "effect": "none",
             "by": applied,
@@ -409,7 +406,7 @@ class BszzzzState(GameState):
         return "trick"
 
     def _after_window(self) -> None:
-        if len([k for k in self.swatters_left if k]) <= 1:
+        if self.swatters_left.count(0) >= self.n - 1:  # at most one seat still holds a swatter
             self._end_round("swatters")
         elif self.idle >= (1 if self.total else self.n):
             self._end_round("no-play")
@@ -435,7 +432,7 @@ class BszzzzState(GameState):
         })
         if max(self.totals) >= TARGET or self.round >= self.round_cap:
             self.over = True
-            self.pending, self.waiting, self._legal = [], [], {}
+            self.pending, self.waiting = [], []
         else:
             self._start_round(self.round + 1)
 
@@ -586,10 +583,8 @@ class BszzzzState(GameState):
                 raise PositionError(f"bszzzz: pending submission of seat {s}: {exc}") from None
         return state
 
-    def _copy(self) -> BszzzzState:
-        """A copy sharing only immutable Card objects (a resampled state starts from it)."""
-        other = BszzzzState()
-        other.__dict__.update(self.__dict__)
+    def _copy_mutables(self, other: BszzzzState) -> None:
+        """Only immutable Card objects and finished records stay shared."""
         other.hands = [list(h) for h in self.hands]
         other.out = list(self.out)
         other.trick = list(self.trick)
@@ -603,8 +598,6 @@ class BszzzzState(GameState):
         other.swatters_left = list(self.swatters_left)
         other.pending = list(self.pending)
         other.waiting = list(self.waiting)
-        other._legal = {}
-        return other
 
     # ------------------------------------------------------------------------------ hidden information
     def public_knowledge(self) -> tuple[list[set[str]], list[set[str] | None]]:
@@ -629,7 +622,7 @@ class BszzzzState(GameState):
         """A state ``seat`` cannot tell from this one: the other seats' unknown trick cards and the cards out
         of the round redrawn (keeping hand sizes and what play revealed), their sealed submissions redrawn
         among their legal actions, and a fresh seed for the deals of later rounds."""
-        other = self._copy()
+        other = self.clone()
         other.seed = rng.getrandbits(SEED_BITS)
         if self.over:
             return other
@@ -663,7 +656,7 @@ class BszzzzState(GameState):
                 own = CARDS[choice["card"]] if choice["type"] == "play" else None
             other.pending.append((s, own))
             other.waiting.remove(s)
-        other._legal = {}
+        other._legal = None
         return other
 
 
@@ -705,4 +698,3 @@ GAME = GameDescription(
     seat_attributes=("colour",),
     card_texts=CARD_TEXTS,
 )
-BszzzzState.description = GAME

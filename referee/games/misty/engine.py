@@ -56,7 +56,6 @@ position in the activation stage is advanced through forced steps when loaded.
 """
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -70,6 +69,7 @@ from ..interface import (
     OptionSpec,
     PositionError,
     Variant,
+    copy_json,
 )
 from ..ranking import ranks_with_tiebreak
 from ..seeding import draw_seed, stream
@@ -112,6 +112,8 @@ def card_json(card_id: str) -> dict[str, Any]:
 # Actions are interned: legal lists are rebuilt at every step and are read-only by contract.
 _TAKE: dict[tuple[str, str], Action] = {
     km: {"type": "take", "kind": km[0], "motif": km[1]} for km in MOTIF_NAME}
+_TAKE_OF_CARD: dict[str, tuple[tuple[str, str], Action]] = {
+    card_id: (km, _TAKE[km]) for card_id, km in KIND_MOTIF.items()}
 _PLACE: dict[Cell, Action] = {}
 _ACTIVATE: dict[Cell, Action] = {}
 
@@ -169,10 +171,21 @@ def ring(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> list[
     return cells
 
 
+_RING_PLACES: dict[tuple, list[tuple[Cell, Action]]] = {}
+
+
+def ring_places(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> list[tuple[Cell, Action]]:
+    """``ring(bbox, limits)``'s cells, each with its place action (memoised likewise)."""
+    key = (bbox, limits)
+    places = _RING_PLACES.get(key)
+    if places is None:
+        places = _RING_PLACES[key] = [(c, place_action(c)) for c in ring(bbox, limits)]
+    return places
+
+
 def bounding_box(cells: Iterable[Cell]) -> tuple[int, int, int, int]:
-    cells = list(cells)
-    return (min(r for r, _ in cells), max(r for r, _ in cells),
-            min(c for _, c in cells), max(c for _, c in cells))
+    rows, cols = zip(*cells)
+    return min(rows), max(rows), min(cols), max(cols)
 
 
 def legal_cells(cells: Iterable[Cell], boxes: Iterable[Cell]) -> list[Cell]:
@@ -188,7 +201,10 @@ def legal_cells(cells: Iterable[Cell], boxes: Iterable[Cell]) -> list[Cell]:
 def lowest_copy(hand: list[str], kind_motif: tuple[str, str]) -> str:
     """The lowest-numbered copy of (kind, motif) in a hand kept in card order (copies are
     interchangeable)."""
-    return next(c for c in hand if KIND_MOTIF[c] == kind_motif)
+    for card in hand:
+        if KIND_MOTIF[card] == kind_motif:
+            return card
+    raise ValueError(f"no {kind_motif} in the hand")
 
 
 def renumber(window: Window) -> tuple[Window, Cell]:
@@ -296,14 +312,13 @@ class MistyState(GameState):
         self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
         # per seat during construction: [free cells (empty, touching the window), bounding box,
-        # ring(bounding box)], kept up to date as cards are placed; None = to recompute
+        # ring_places(bounding box)], kept up to date as cards are placed; None = to recompute
         self._shapes: list[list | None] = [None] * self.n
         self._touch()
 
     def _touch(self) -> None:
-        """Forget the cached legal lists (after anything changes)."""
-        self._legal: dict[int, list[Action]] = {}
-        self._check: dict[int, Any] = {}  # per seat: the legal kinds or cells, to check an action
+        """Forget the cached legal lists (after a change outside ``apply``)."""
+        self._legal = None
 
     def start_round(self) -> None:
         """Deal the round's cards (the deal of round r from its own stream) and the first hands."""
@@ -347,11 +362,11 @@ class MistyState(GameState):
         if shape is None:
             window = self.windows[seat]
             if not window:
-                shape = [{(0, 0)}, None, [(0, 0)]]
+                shape = [{(0, 0)}, None, [((0, 0), place_action((0, 0)))]]
             else:
                 free = {n for cell in window for n in neighbours(cell) if n not in window}
                 bbox = bounding_box(window)
-                shape = [free, bbox, ring(bbox, self.limits)]
+                shape = [free, bbox, ring_places(bbox, self.limits)]
             self._shapes[seat] = shape
         return shape
 
@@ -360,65 +375,48 @@ class MistyState(GameState):
         shape = self._shapes[seat]
         if shape is None:
             return
-        window = self.windows[seat]
         free = shape[0]
-        free.discard(cell)
-        for n in neighbours(cell):
-            if n not in window:
-                free.add(n)
+        free.update(_NEIGHBOURS.get(cell) or neighbours(cell))
+        free.difference_update(self.windows[seat])  # the cell itself included: it is placed now
         bbox = shape[1]
         r, c = cell
         if bbox is None:
-            shape[1] = (r, r, c, c)
-        elif bbox[0] <= r <= bbox[1] and bbox[2] <= c <= bbox[3]:
-            return
+            bbox = (r, r, c, c)
         else:
-            shape[1] = (min(bbox[0], r), max(bbox[1], r), min(bbox[2], c), max(bbox[3], c))
-        shape[2] = ring(shape[1], self.limits)
+            r0, r1, c0, c1 = bbox
+            if r0 <= r <= r1 and c0 <= c <= c1:
+                return
+            bbox = (r if r < r0 else r0, r if r > r1 else r1, c if c < c0 else c0, c if c > c1 else c1)
+        shape[1] = bbox
+        shape[2] = ring_places(bbox, self.limits)
 
     def draft_actions(self, seat: int) -> list[Action]:
         """The seat's next draft step, ignoring whether it has already answered: which (kind,
         motif) to take, then which legal cell to place it on."""
         if self.taken[seat] is None:
-            kinds = dict.fromkeys(map(KIND_MOTIF.__getitem__, self.hands[seat]))
-            self._check[seat] = kinds
-            return [_TAKE[km] for km in kinds]
+            # one action per (kind, motif), in hand order (later copies update the same key)
+            return list(dict(map(_TAKE_OF_CARD.__getitem__, self.hands[seat])).values())
         free, _, around = self._shapes[seat] or self.shape(seat)
-        cells = [c for c in around if c in free]
-        self._check[seat] = cells
-        return [_PLACE.get(c) or place_action(c) for c in cells]
+        return [action for cell, action in around if cell in free]
 
     def draft_step(self, seat: int, action: Action) -> None:
-        """Check and seal one draft answer; reveal every card when the last seat has placed its."""
-        if seat not in self._legal:
-            self.legal_actions(seat)
-        legal = self._check[seat]
+        """Seal one (legal) draft answer; reveal every card when the last seat has placed its."""
         if self.taken[seat] is None:
-            km = (action.get("kind"), action.get("motif"))
-            if action.get("type") != "take" or len(action) != 3 or km not in legal:
-                raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now")
-            self.taken[seat] = km
-            del self._legal[seat]
+            self.taken[seat] = (action["kind"], action["motif"])
             return
-        try:
-            if action.get("type") != "place" or len(action) != 3:
-                raise ValueError
-            index = legal.index((action.get("row"), action.get("col")))
-        except ValueError:
-            raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now") from None
-        self.placed[seat] = legal[index]  # the legal cell itself: ints, even if given 1.0 or True
-        del self._legal[seat]
+        self.placed[seat] = (action["row"], action["col"])
         if None not in self.placed:
             self.reveal_and_pass()
 
     def reveal_and_pass(self) -> None:
         placements = []
+        hands, taken, placed, windows = self.hands, self.taken, self.placed, self.windows
         for seat in range(self.n):
-            hand = self.hands[seat]
-            card = lowest_copy(hand, self.taken[seat])
+            hand = hands[seat]
+            card = lowest_copy(hand, taken[seat])
             hand.remove(card)
-            cell = self.placed[seat]
-            self.windows[seat][cell] = [card]
+            cell = placed[seat]
+            windows[seat][cell] = [card]
             self.grow(seat, cell)
             placements.append({"seat": seat, "card": card, "row": cell[0], "col": cell[1]})
         self.log.append({"event": "reveal", "phase": self.draft_phase + 1, "pick": self.pick + 1,
@@ -463,7 +461,7 @@ class MistyState(GameState):
             seat = self.active
             actions = self.activation_actions(seat)
             if len(actions) > 1:
-                self._legal[seat] = actions
+                self._legal = {seat: actions}  # computed already: the cache of legal_actions
                 return
             if actions:
                 self.activation_step(seat, actions[0])
@@ -542,32 +540,19 @@ class MistyState(GameState):
             return [self.active]
         return []
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        actions = self._legal.get(seat)
-        if actions is None:
-            if self.stage == "draft" and 0 <= seat < self.n and self.placed[seat] is None:
-                actions = self.draft_actions(seat)
-            elif self.stage == "activation" and seat == self.active:
-                actions = self.activation_actions(seat)
-            else:
-                actions = []
-            self._legal[seat] = actions
-        return actions
+    def _legal_actions(self, seat: int) -> list[Action]:
+        if self.stage == "draft" and 0 <= seat < self.n and self.placed[seat] is None:
+            return self.draft_actions(seat)
+        if self.stage == "activation" and seat == self.active:
+            return self.activation_actions(seat)
+        return []
 
-    def apply(self, seat: int, action: Action) -> None:
-        if self.stage == "draft" and isinstance(action, dict) and 0 <= seat < self.n \
-                and self.placed[seat] is None:
-            try:  # checked against the hand's kinds or the legal cells, without scanning actions
-                self.draft_step(seat, action)
-            except TypeError:  # unhashable values
-                raise IllegalActionError(f"seat {seat}: {action!r} is not a legal action now") from None
+    def _apply(self, seat: int, action: Action) -> None:
+        if self.stage == "draft":
+            self.draft_step(seat, action)
             return
-        self.check_legal(seat, action)
         self.activation_step(seat, action)
         self.advance_activation()
-
-    def default_action(self, seat: int) -> Action:
-        return self.legal_actions(seat)[0]
 
     def action_label(self, seat: int, action: Action) -> str:
         kind = action.get("type")
@@ -649,7 +634,7 @@ class MistyState(GameState):
         data["hands"] = hands
         data["windows"] = [self.window_view(s) for s in range(self.n)]
         data["active"] = self.active
-        data["log"] = copy.deepcopy(self.log)
+        data["log"] = copy_json(self.log)
         data["round_wins"] = self.round_wins()
         data["points"] = self.total_points()
         data["rounds"] = [
@@ -686,7 +671,7 @@ class MistyState(GameState):
         """Redraw every card ``seat`` cannot know (the cards still to be dealt, the hands it has
         not held this phase, the cards out of the round) and the other seats' sealed choices;
         a fresh seed for future rounds."""
-        other = self.copy()
+        other = self.clone()
         slots = [other.deck]
         if other.stage == "draft":
             slots += [other.hands[t] for t in range(other.n) if not other.knows_hand(seat, t)]
@@ -708,21 +693,19 @@ class MistyState(GameState):
         other._touch()
         return other
 
-    def copy(self) -> MistyState:
-        other = MistyState(self.config, self.seed)
-        other.round, other.first, other.stage = self.round, self.first, self.stage
-        other.draft_phase, other.pick = self.draft_phase, self.pick
+    def _copy_mutables(self, other: MistyState) -> None:
+        """Every container play mutates is copied; log events and round summaries are never
+        changed once written, so they are shared."""
         other.deck = list(self.deck)
         other.hands = [list(h) for h in self.hands]
         other.taken, other.placed = list(self.taken), list(self.placed)
         other.windows = [{cell: list(s) for cell, s in w.items()} for w in self.windows]
         other.sizes = list(self.sizes)
-        other.active = self.active
         other.moved = [set(m) for m in self.moved]
         other.fed = [set(f) for f in self.fed]
-        other.log = copy.deepcopy(self.log)
-        other.rounds = copy.deepcopy(self.rounds)
-        return other
+        other.log = list(self.log)
+        other.rounds = list(self.rounds)
+        other._shapes = [None if s is None else [set(s[0]), s[1], s[2]] for s in self._shapes]
 
     # ------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:
@@ -740,8 +723,8 @@ class MistyState(GameState):
             "active": self.active,
             "moved": [sorted(m, key=ORDER.__getitem__) for m in self.moved],
             "fed": [sorted(f, key=ORDER.__getitem__) for f in self.fed],
-            "log": copy.deepcopy(self.log),
-            "rounds": copy.deepcopy(self.rounds),
+            "log": copy_json(self.log),
+            "rounds": copy_json(self.rounds),
         }
 
     @classmethod
@@ -761,8 +744,8 @@ class MistyState(GameState):
         state.active = data.get("active")
         state.moved = [set(m) for m in data.get("moved", [[]] * n)]
         state.fed = [set(f) for f in data.get("fed", [[]] * n)]
-        state.log = copy.deepcopy(data.get("log", []))
-        state.rounds = copy.deepcopy(data.get("rounds", []))
+        state.log = copy_json(data.get("log", []))
+        state.rounds = copy_json(data.get("rounds", []))
         state.validate(n)
         for hand in state.hands:
             hand.sort(key=ORDER.__getitem__)
@@ -828,4 +811,3 @@ GAME = GameDescription(
     state_class=MistyState,
     card_texts=CARD_TEXTS,
 )
-MistyState.description = GAME

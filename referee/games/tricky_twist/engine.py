@@ -72,6 +72,7 @@ from ..interface import (
     OptionSpec,
     PositionError,
     Variant,
+    copy_json,
 )
 from ..ranking import competition_ranks
 from ..seeding import draw_seed, stream
@@ -281,7 +282,6 @@ class TrickyTwistState(GameState):
         self.choices: list[list[Action]] = [[] for _ in range(n)]
         self.history: list[dict[str, Any]] = []
         self.totals: list[int] = [0] * n
-        self._legal: dict[int, list[Action]] = {}
 
     def start_round(self, round_index: int, first: int) -> None:
         """Reveal the Scoring card, set the Bonus cards out again, deal all 48 cards."""
@@ -304,7 +304,6 @@ class TrickyTwistState(GameState):
         self.log, self.batch = [], []
         self.choices = [[] for _ in range(n)]
         self.phase = "reserve"
-        self._legal = {}
 
     def deal_hands(self, round_index: int) -> None:
         """All 48 cards, the same number to every seat, from the round's own stream."""
@@ -341,13 +340,7 @@ class TrickyTwistState(GameState):
         return [b for b in ROUND_END_ORDER if b in held]
 
     # ================================================================== legal actions
-    def legal_actions(self, seat: int) -> list[Action]:
-        cached = self._legal.get(seat)
-        if cached is None:
-            cached = self._legal[seat] = self.compute_legal(seat)
-        return cached
-
-    def compute_legal(self, seat: int) -> list[Action]:
+    def _legal_actions(self, seat: int) -> list[Action]:
         phase = self.phase
         if phase == "play":
             return self.playable(seat) if seat == self.turn else []
@@ -404,7 +397,7 @@ class TrickyTwistState(GameState):
                         for v in VARIABLE_VALUES[bonus]]
         return actions
 
-    def default_action(self, seat: int) -> Action:
+    def _default_action(self, seat: int) -> Action:
         """Decline, do not draw, take no Bonus; when a card must be played or picked, the first."""
         return self.legal_actions(seat)[-1 if self.phase in ("draw", "bonus", "take_back") else 0]
 
@@ -455,10 +448,8 @@ class TrickyTwistState(GameState):
         return self.action_label(seat, action)
 
     # ================================================================== apply
-    def apply(self, seat: int, action: Action) -> None:
-        self.check_legal(seat, action)
+    def _apply(self, seat: int, action: Action) -> None:
         kind = action["type"]
-        self._legal = {}
         if kind == "play":
             self.play_card(seat, action["card"])
         elif kind in ("draw", "no_draw"):
@@ -479,7 +470,7 @@ class TrickyTwistState(GameState):
         """One of five sealed picks; when every seat has picked, the picks join the reserves."""
         self.hands[seat].remove(card)
         self.picks[seat] = card
-        if any(p is None for p in self.picks):
+        if None in self.picks:
             return
         for s, pick in enumerate(self.picks):
             self.reserves[s].append(pick)
@@ -628,7 +619,6 @@ class TrickyTwistState(GameState):
         self.batch = []
         if self.round + 1 >= n:
             self.phase = "over"
-            self._legal = {}
             return
         self.start_round(self.round + 1, (self.first + 1) % n)
 
@@ -649,7 +639,7 @@ class TrickyTwistState(GameState):
             "game": "tricky-twist",
             "variant": self.config.variant,
             "round": self.round,
-            "rounds": _copy_json(self.history),
+            "rounds": copy_json(self.history),
             "phase": self.phase,
             "to_move": self.visible_to_move(),
             "players": n,
@@ -729,7 +719,7 @@ class TrickyTwistState(GameState):
                      "take_back": [list(t) for t in r["take_back"]]} for r in self.log],
             "batch": list(self.batch),
             "choices": [[dict(a) for a in c] for c in self.choices],
-            "history": [_copy_json(h) for h in self.history],
+            "history": [copy_json(h) for h in self.history],
             "totals": list(self.totals),
         }
 
@@ -755,10 +745,10 @@ class TrickyTwistState(GameState):
         state.bonus_spent = list(data.get("bonus_spent", []))
         state.bonus_queue = list(data.get("bonus_queue", []))
         state.known_in_hand = [list(k) for k in data.get("known_in_hand", [[] for _ in range(n)])]
-        state.log = [_copy_json(r) for r in data.get("log", [])]
+        state.log = [copy_json(r) for r in data.get("log", [])]
         state.batch = list(data.get("batch", []))
         state.choices = [[dict(a) for a in c] for c in data.get("choices", [[] for _ in range(n)])]
-        state.history = [_copy_json(h) for h in data.get("history", [])]
+        state.history = [copy_json(h) for h in data.get("history", [])]
         state.totals = list(data.get("totals", [0] * n))
         state.validate()
         return state
@@ -800,11 +790,9 @@ class TrickyTwistState(GameState):
                     raise PositionError("a round-end choice must be an action")
 
     # ================================================================== hidden information
-    def clone(self) -> TrickyTwistState:
-        """A copy without a position round trip: every list play mutates is copied (the last
-        trick record's Bonus and take_back lists too); finished rounds are shared."""
-        other = object.__new__(TrickyTwistState)
-        other.__dict__.update(self.__dict__)
+    def _copy_mutables(self, other: TrickyTwistState) -> None:
+        """Every list play mutates is copied (the last trick record's Bonus and take_back lists
+        too); finished rounds are shared."""
         other.hands = [list(h) for h in self.hands]
         other.reserves = [list(r) for r in self.reserves]
         other.picks = list(self.picks)
@@ -822,8 +810,6 @@ class TrickyTwistState(GameState):
         other.choices = [list(c) for c in self.choices]
         other.history = list(self.history)
         other.totals = list(self.totals)
-        other._legal = {}
-        return other
 
     def resample_hidden(self, seat: int, rng: random.Random) -> TrickyTwistState:
         """A state ``seat`` cannot tell apart: every card it cannot know redrawn among the places
@@ -865,9 +851,7 @@ class TrickyTwistState(GameState):
                 done = len(other.choices[y])
                 other.choices[y] = []
                 for _ in range(done):
-                    other._legal = {}
                     other.choices[y].append(dict(rng.choice(other.round_end_actions(y))))
-        other._legal = {}
         return other
 
     def hand_masks(self, y: int, count: int) -> list[int]:
@@ -981,15 +965,6 @@ def deal_constrained(rng: random.Random, pool: list[str], masks: list[int]) -> l
     return dealt  # type: ignore[return-value]
 
 
-def _copy_json(value: Any) -> Any:
-    """A copy of a JSON value (lists and dicts), without the cost of deepcopy's memo."""
-    if isinstance(value, dict):
-        return {k: _copy_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy_json(v) for v in value]
-    return value
-
-
 GAME = GameDescription(
     id="tricky-twist",
     name="Tricky Twist",
@@ -999,4 +974,3 @@ GAME = GameDescription(
     state_class=TrickyTwistState,
     card_texts=card_texts(),
 )
-TrickyTwistState.description = GAME

@@ -29,7 +29,6 @@ apprentice kept, with ``kept_from``: the tiles it kept them from).
 """
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
@@ -41,6 +40,7 @@ from ..interface import (
     OptionSpec,
     PositionError,
     Variant,
+    copy_json,
 )
 from ..ranking import competition_ranks, ranks_with_tiebreak
 from ..seeding import draw_seed, shuffled, stream
@@ -72,9 +72,26 @@ def tile_json(tile_id: str) -> dict[str, Any]:
     return {"id": t.id, "name": t.name, "colour": t.colour, "hearts": t.hearts, "timing": t.timing}
 
 
+# Each tile's JSON, shared by the round summaries (views and positions copy them out)
+TILE_JSON = {t: tile_json(t) for t in TILE_IDS}
 HIDDEN = {"hidden": True}
 GAP = {"gap": True}  # a Marigold's emptied column under marigold_gap=keep
 TAKE_ACTIONS = [{"type": "take", "side": "face_up"}, {"type": "take", "side": "face_down"}]
+OFFER_ACTIONS = {t: {"type": "offer", "face_up": t} for t in TILE_IDS}  # shared: legal lists are read-only
+_DISTRIBUTE: dict[tuple, list[Action]] = {}
+
+
+def distribute_actions(turn_card: str, sides: tuple[str, ...]) -> list[Action]:
+    """A Turn card's choices for tiles laid out with these sides (memoised: a few cards)."""
+    actions = _DISTRIBUTE.get((turn_card, sides))
+    if actions is None:
+        actions = _DISTRIBUTE[turn_card, sides] = [
+            {"type": "distribute", "option": name, "slot": slot}
+            for name, (choose, _, _) in TURN_CARDS[turn_card]["options"].items()
+            for slot, side in enumerate(sides)
+            if choose in ("*", side)
+        ]
+    return actions
 
 
 class TussieMussieState(GameState):
@@ -117,7 +134,6 @@ class TussieMussieState(GameState):
         self.layout: list[list] = []
         self.kept: list[str] = []
         self.kept_from: list[str] = []
-        self._legal: list[Action] | None = None
 
     def start_round(self, round_index: int) -> None:
         """Shuffle the tiles (those the apprentice keeps excepted) and set up the round's decisions."""
@@ -150,7 +166,6 @@ class TussieMussieState(GameState):
             self.offers, self.offer_index = left + right, 0
             self.phase = "offer"
             self.draw_offer()
-        self._legal = None
 
     # ------------------------------------------------------------------ offers
     def draw_offer(self) -> None:
@@ -170,16 +185,17 @@ class TussieMussieState(GameState):
 
     def take_offer(self, side: str) -> None:
         """The receiver takes one tile; the offerer keeps the other, each with its side visible."""
-        offerer, receiver = self.offerer(), self.receiver()
+        offerer, receiver = self.offers[self.offer_index]
         up = self.offer["face_up"]
-        down = next(t for t in self.offer["tiles"] if t != up)
-        knows_down = (1 << offerer) | (1 << receiver if side == "face_down" else 0)
-        taken, kept = (up, down) if side == "face_up" else (down, up)
-        for hand, tile in ((receiver, taken), (offerer, kept)):
-            if tile == up:
-                self.hands[hand].append([tile, "bouquet", ALL_SEEN])
-            else:
-                self.hands[hand].append([tile, "keepsakes", knows_down])
+        first, second = self.offer["tiles"]
+        down = second if first == up else first
+        hands = self.hands
+        if side == "face_up":  # the face-down tile stays with the offerer, who alone knows it
+            hands[receiver].append([up, "bouquet", ALL_SEEN])
+            hands[offerer].append([down, "keepsakes", 1 << offerer])
+        else:
+            hands[receiver].append([down, "keepsakes", (1 << offerer) | (1 << receiver)])
+            hands[offerer].append([up, "bouquet", ALL_SEEN])
         self.offer = None
         self.offer_index += 1
         if self.offer_index < len(self.offers):
@@ -198,13 +214,13 @@ class TussieMussieState(GameState):
 
     def distribute(self, option: str, slot: int) -> None:
         choose, mine, theirs = TURN_CARDS[self.turn_card]["options"][option]
-        for hand, (tile, side), place in (
-            (0, self.layout[slot], mine),
-            (1, self.layout[1 - slot], theirs),
-        ):
-            # the seat knows a tile it saw face up on the table or that joins its own arrangement
-            seen = ALL_SEEN if side == "U" or place == "U" else (1 if hand == 0 else 0)
-            self.hands[hand].append([tile, "bouquet" if place == "U" else "keepsakes", seen])
+        # the seat knows a tile it saw face up on the table or that joins its own arrangement
+        tile, side = self.layout[slot]
+        seen = ALL_SEEN if side == "U" or mine == "U" else 1
+        self.hands[0].append([tile, "bouquet" if mine == "U" else "keepsakes", seen])
+        tile, side = self.layout[1 - slot]
+        seen = ALL_SEEN if side == "U" or theirs == "U" else 0
+        self.hands[1].append([tile, "bouquet" if theirs == "U" else "keepsakes", seen])
         self.layout, self.turn_card = [], None
         if len(self.hands[0]) < TURNS_PER_SOLO_ROUND:
             self.next_solo_turn()
@@ -226,7 +242,10 @@ class TussieMussieState(GameState):
     def advance_pre(self) -> None:
         """Skip seats with nothing to decide; score the round when every seat is done."""
         while self.pre_index < len(self.pre_order):
-            if self.compute_pre_actions(self.acting()):
+            seat = self.acting()
+            actions = self.compute_pre_actions(seat)
+            if actions:
+                self._legal = {seat: actions}  # computed already: the cache of legal_actions
                 return
             self.pre_index += 1
         self.present()
@@ -329,7 +348,7 @@ class TussieMussieState(GameState):
                 "round": self.round,
                 "first_player": self.first,
                 "arrangements": [
-                    [GAP if c is None else {"tile": tile_json(c[0]), "row": c[1]} for c in self.hands[h]]
+                    [GAP if c is None else {"tile": TILE_JSON[c[0]], "row": c[1]} for c in self.hands[h]]
                     for h in range(self.hand_count)
                 ],
                 "orchid": list(self.orchid),
@@ -356,40 +375,32 @@ class TussieMussieState(GameState):
 
     # ------------------------------------------------------------------ the interface
     def to_move(self) -> list[int]:
-        if self.phase == "offer":
-            return [self.offerer()]
-        if self.phase == "take":
-            return [self.receiver()]
-        if self.phase == "distribute":
+        phase = self.phase
+        if phase == "offer":
+            return [self.offers[self.offer_index][0]]
+        if phase == "take":
+            return [self.offers[self.offer_index][1]]
+        if phase == "distribute":
             return [0]
-        if self.phase == "pre":
-            return [self.acting()]
+        if phase == "pre":
+            return [self.pre_order[self.pre_index]]
         return []
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self._legal is None:
-            self._legal = self.compute_legal()
-        return self._legal if seat in self.to_move() else []
+    def _legal_actions(self, seat: int) -> list[Action]:
+        return self.compute_legal() if seat in self.to_move() else []
 
     def compute_legal(self) -> list[Action]:
         if self.phase == "offer":
-            return [{"type": "offer", "face_up": t} for t in self.offer["tiles"]]
+            return [OFFER_ACTIONS[t] for t in self.offer["tiles"]]
         if self.phase == "take":
             return TAKE_ACTIONS
         if self.phase == "distribute":
-            card = TURN_CARDS[self.turn_card]
-            return [
-                {"type": "distribute", "option": name, "slot": slot}
-                for name, (choose, _, _) in card["options"].items()
-                for slot, (_, side) in enumerate(self.layout)
-                if choose in ("*", side)
-            ]
+            return distribute_actions(self.turn_card, tuple([side for _, side in self.layout]))
         if self.phase == "pre":
             return self.compute_pre_actions(self.acting())
         return []
 
-    def apply(self, seat: int, action: Action) -> None:
-        self.check_legal(seat, action)
+    def _apply(self, seat: int, action: Action) -> None:
         kind = action["type"]
         if kind == "offer":
             self.lay_out_offer(action["face_up"])
@@ -399,9 +410,8 @@ class TussieMussieState(GameState):
             self.distribute(action["option"], action["slot"])
         else:
             self.use_ability(seat, action)
-        self._legal = None
 
-    def default_action(self, seat: int) -> Action:
+    def _default_action(self, seat: int) -> Action:
         actions = self.legal_actions(seat)
         for neutral in ({"type": "done"}, {"type": "snapdragon_stop"}):
             if neutral in actions:
@@ -492,7 +502,7 @@ class TussieMussieState(GameState):
             "out_of_round": [
                 tile_json(t) if self.saw(viewer, seen) else HIDDEN for t, seen in self.out
             ],
-            "rounds": json.loads(json.dumps(self.history)),  # a fresh copy: views never alias the state
+            "rounds": copy_json(self.history),  # a fresh copy: views never alias the state
         }
         if self.offer is not None:
             mine = viewer == self.offerer()
@@ -559,11 +569,9 @@ class TussieMussieState(GameState):
         return {"scores": scores, "ranks": ranks, **detail}
 
     # ------------------------------------------------------------------ hidden information
-    def clone(self) -> TussieMussieState:
-        """A copy without a position round trip: every list play mutates is copied; the offer
-        order and the round summaries are never changed once written, so they are shared."""
-        other = object.__new__(TussieMussieState)
-        other.__dict__.update(self.__dict__)
+    def _copy_mutables(self, other: TussieMussieState) -> None:
+        """Every list play mutates is copied; the offer order and the round summaries are never
+        changed once written, so they are shared."""
         other.stack = list(self.stack)
         other.hands = [[None if c is None else list(c) for c in h] for h in self.hands]
         other.offer = None if self.offer is None else {"tiles": list(self.offer["tiles"]),
@@ -579,13 +587,10 @@ class TussieMussieState(GameState):
         other.layout = [list(t) for t in self.layout]
         other.kept = list(self.kept)
         other.kept_from = list(self.kept_from)
-        other._legal = None
-        return other
 
     def resample_hidden(self, seat: int, rng: random.Random) -> TussieMussieState:
         """Redraw every tile ``seat`` cannot know, among the places it cannot see into."""
         other = self.clone()
-        other._legal = None
         slots: list[tuple[list, int]] = []  # (container, index) of tiles unknown to the seat
         slots += [(other.stack, i) for i in range(len(other.stack))]
         for hand in range(other.hand_count):
@@ -642,7 +647,7 @@ class TussieMussieState(GameState):
             "larkspur": None if self.larkspur is None else list(self.larkspur),
             "snap_moved": self.snap_moved,
             "points": [list(p) for p in self.points],
-            "history": self.history,
+            "history": copy_json(self.history),
             "turns": list(self.turns),
             "turn_card": self.turn_card,
             "layout": [list(s) for s in self.layout],
@@ -717,4 +722,3 @@ GAME = GameDescription(
     state_class=TussieMussieState,
     card_texts=CARD_TEXTS,
 )
-TussieMussieState.description = GAME

@@ -9,6 +9,7 @@ Column = tuple[str, str] | None  # (tile id, row) or an emptied column (marigold
 
 HEARTS = {t.id: t.hearts for t in TILES.values()}
 COLOUR = {t.id: t.colour for t in TILES.values()}
+SCORING = frozenset(t.id for t in TILES.values() if t.timing == "scoring")  # the tiles with an effect
 
 
 def score_arrangement(
@@ -23,9 +24,9 @@ def score_arrangement(
     ``columns`` are left to right; ``None`` is a kept gap that breaks adjacency (it scores 0).
     """
     ids = [c[0] for c in columns if c is not None]
-    hearts = [HEARTS[t] for t in ids]
+    hearts = list(map(HEARTS.__getitem__, ids))
     total_hearts = sum(hearts)
-    bouquet = sum(1 for c in columns if c is not None and c[1] == "bouquet")
+    bouquet = [c[1] for c in columns if c is not None].count("bouquet")
     colours = [orchid_colour if t == "orchid" else COLOUR[t] for t in ids]
     last = len(columns) - 1
 
@@ -39,8 +40,9 @@ def score_arrangement(
             continue
         tile, row = column
         effect = 0
-        if apprentice and tile in PRE_PRESENTATION:
-            effect = 2
+        if tile not in SCORING:
+            if apprentice and tile in PRE_PRESENTATION:
+                effect = 2
         elif tile == "red_rose":
             effect = total_hearts
         elif tile == "red_tulip":
