@@ -49,11 +49,11 @@ def demo_tournaments() -> list[int]:
     return created
 
 
-def wait_for_site(url: str, timeout: float = 60.0) -> bool:
+def wait_for_site(url: str, timeout: float = 120.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            urllib.request.urlopen(url, timeout=2)
+            urllib.request.urlopen(url, timeout=15)  # a loaded machine may take seconds for the first page
             return True
         except OSError:
             time.sleep(0.3)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -153,6 +154,25 @@ def in_process_per_min(game: str, players: int, matches: int) -> float:
     return matches / (time.perf_counter() - start) * 60
 
 
+POSTGRES = os.environ.get("PARLOUR_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
+
+
+def postgres_database() -> str | None:
+    """A fresh PostgreSQL database for one measurement (its name), or None where there is no
+    PostgreSQL server (then the platform's embedded SQLite is measured)."""
+    try:
+        import secrets
+
+        import psycopg
+
+        name = f"parlour_bench_{secrets.token_hex(4)}"
+        with psycopg.connect(POSTGRES, autocommit=True, connect_timeout=3) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        return name
+    except Exception:
+        return None
+
+
 def cpu_seconds(process) -> float:
     times = process.cpu_times()
     return times.user + times.system
@@ -179,6 +199,9 @@ class Platform:
         token = secrets.token_hex(8)
         self.env = dict(os.environ, PARLOUR_HOME=self.folder.name, REDIS_URL=url, PARLOUR_WORKERS=str(concurrency))
         self.env.pop("DATABASE_URL", None)
+        self.database = postgres_database()  # what a fleet runs on; SQLite serializes concurrent writers
+        if self.database:
+            self.env["DATABASE_URL"] = f"{POSTGRES}/{self.database}"
         # a fleet: referee k is "referee-k"; worker i creates its matches on referee i mod n
         self.referees = [subprocess.Popen([sys.executable, "-m", "referee", "serve", "--port", "0", "--id",
                                            f"referee-{k}", "--presence", "arena.presence:PresenceBoard"],
@@ -225,6 +248,9 @@ class Platform:
                     pass
         redis_servers = [p for p in self.psutil.process_iter(["name"]) if p.info["name"] == "redis-server"]
         split["redis"] = sum(cpu_seconds(p) for p in redis_servers)
+        if self.database:  # every PostgreSQL process on the machine (its server is shared)
+            servers = [p for p in self.psutil.process_iter(["name"]) if p.info["name"] in ("postgres", "postmaster")]
+            split["database"] = sum(cpu_seconds(p) for p in servers if p.is_running())
         return split
 
     def tournament(self, game: str, bots: list[str], table_size: int, rounds: int | None = None) -> tuple[int, float, dict]:
@@ -242,7 +268,27 @@ class Platform:
         after = self.cpu_split()
         export = json.loads(self.arena("tournament", "standings", number, "--json").stdout)
         recorded = sum(m["status"] == "finished" for m in export["matches"])
-        return recorded, elapsed, {k: round(after[k] - before[k], 2) for k in after}
+        return recorded, min(elapsed, self.playing_seconds(number)), {k: round(after[k] - before[k], 2) for k in after}
+
+    def playing_seconds(self, tournament: str) -> float:
+        """From the first match's start to the last one's end, as the database recorded them: the
+        platform's rate, without the CLI's own start-up and its polling for the end."""
+        query = "SELECT MIN(started), MAX(finished) FROM arena_match WHERE tournament_id = "
+        if self.database:
+            import psycopg
+
+            with psycopg.connect(f"{POSTGRES}/{self.database}") as db:
+                first, last = db.execute(query + "%s", (int(tournament),)).fetchone()
+        else:
+            import sqlite3
+            from datetime import datetime
+
+            with sqlite3.connect(Path(self.folder.name) / "parlour.sqlite3", timeout=30) as db:
+                first, last = db.execute(query + "?", (int(tournament),)).fetchone()
+            first, last = (datetime.fromisoformat(v) if v else None for v in (first, last))
+        if not first or not last:
+            return float("inf")
+        return (last - first).total_seconds()
 
     def close(self) -> None:
         for process in self.workers + self.referees:
@@ -250,9 +296,14 @@ class Platform:
         for process in self.workers + self.referees:
             process.wait(30)
         self.folder.cleanup()
+        if self.database:
+            import psycopg
+
+            with psycopg.connect(POSTGRES, autocommit=True) as conn:
+                conn.execute(f"DROP DATABASE IF EXISTS {self.database} WITH (FORCE)")
 
 
-ROUND_ROBIN = [f"random#{i}" if i > 1 else "random" for i in range(1, 11)]  # 10 entrants: 90 matches
+ROUND_ROBIN = [f"random#{i}" if i > 1 else "random" for i in range(1, 17)]  # 16 entrants: 240 matches
 
 
 def bench_road(args) -> dict:
@@ -285,6 +336,7 @@ def bench_road(args) -> dict:
                            "platform_per_min": round(matches / seconds * 60, 1),
                            "ratio": round(matches / seconds * 60 / bszzzz_in_process, 3)}
     report["concurrency_per_worker"] = args.concurrency
+    report["database"] = "postgresql" if platform.database else "sqlite"
     return report
 
 
@@ -292,7 +344,7 @@ def print_road(report: dict) -> None:
     print(f"\nthe one road, Tussie Mussie 2p random vs random (matches per minute; targets: ratio >= 1/40, "
           f"two workers >= 1.6x, Bszzzz ratio >= 1/10)")
     print(f"  in-process {report['in_process_per_min']:.0f}, platform (1 worker, concurrency "
-          f"{report['concurrency_per_worker']}) {report['platform_per_min']:.0f}: ratio {report['ratio']:.4f} "
+          f"{report['concurrency_per_worker']}, {report['database']}) {report['platform_per_min']:.0f}: ratio {report['ratio']:.4f} "
           f"(1/{1 / report['ratio']:.0f})")
     print(f"  2 workers {report['workers']['2']:.0f}: {report['two_workers_speedup']}x one worker")
     b = report["bszzzz_4p"]

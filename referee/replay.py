@@ -227,18 +227,13 @@ def iter_views(header: dict[str, Any], log: list[dict[str, Any]], labels: list[s
     so no JSON round trip is needed (it would cost more than the game itself).
     """
     sim = Resimulation(header, log)
-    players = header["players"]
-
-    def views(state: GameState) -> tuple[Any, list[Any]]:
-        return state.public_view(), [state.observation(seat) for seat in range(players)]
-
-    yield views(sim.state)
+    yield sim.state.views()
     for step in sim.steps(labels=labels is not None or public_labels is not None):
         if labels is not None:
             labels.append(step.label)
         if public_labels is not None:
             public_labels.append(step.public_label)
-        yield views(step.state)
+        yield step.state.views()
     yield sim.result()
 
 

@@ -47,3 +47,25 @@ def test_changing_a_view_changes_nothing(game_id: str) -> None:
                     value.clear()
         assert json.dumps(state.to_position(), sort_keys=True) == before
         step(state, rng)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_all_views_at_once_are_the_views_one_by_one(game_id: str) -> None:
+    """``views()`` (what a replay records per step, possibly one table shared by every seat's view)
+    equals the spectator's and each seat's view asked one by one, and shares nothing with the state."""
+    game = GAMES[game_id]
+    config = game.configure(max(game.variant(None).player_counts))
+    state = game.new_state(config, 11)
+    rng = random.Random(11)
+    kept = []
+    steps = 0
+    while not state.is_terminal():
+        if steps % 3 == 0:
+            public, seats = state.views()
+            assert public == state.public_view()
+            assert seats == [state.observation(s) for s in range(config.players)]
+            kept.append(((public, seats), json.dumps([public, seats], sort_keys=True)))
+        step(state, rng)
+        steps += 1
+    for views, snapshot in kept:
+        assert json.dumps(views, sort_keys=True) == snapshot, "views given earlier changed later"

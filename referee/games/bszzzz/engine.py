@@ -107,9 +107,13 @@ def _sort_key(card: Card) -> int:
     return _ORDER[card.id]
 
 
+_CARD_JSON: dict[Card, dict[str, Any]] = {card: card.to_json() for card in CARDS.values()}
+
+
 def card_json(card: Card) -> dict[str, Any]:
-    """What a viewer needs to draw a card."""
-    return card.to_json()
+    """What a viewer needs to draw a card (a fresh copy of its JSON, built once per card: views
+    draw every card on the table at every step)."""
+    return dict(_CARD_JSON[card])
 
 
 # ---------------------------------------------------------------------------------------- scoring
@@ -476,7 +480,11 @@ class BszzzzState(GameState):
         }
 
     def observation(self, seat: int) -> dict[str, Any]:
-        view = self._table_view()
+        return self._seat_view(self._table_view(), seat)
+
+    def _seat_view(self, table: dict[str, Any], seat: int) -> dict[str, Any]:
+        """A seat's observation: the table (copied at its top level only) plus the seat's own parts."""
+        view = dict(table)
         view["seat"] = seat
         view["colour"] = self.colours[seat]
         view["hand"] = [card_json(c) for c in self.hands[seat]]
@@ -490,6 +498,11 @@ class BszzzzState(GameState):
         view = self._table_view()
         view["submitted"] = None  # the same keys as a seat's view (a spectator never submits)
         return view
+
+    def views(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """One table for the spectator and every seat (they share its lists; the state shares none)."""
+        table = self._table_view()
+        return dict(table, submitted=None), [self._seat_view(table, seat) for seat in range(self.n)]
 
     # ------------------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:
