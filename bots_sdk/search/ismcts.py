@@ -31,6 +31,7 @@ from typing import Any
 from referee.games import GameState
 
 from . import Determinizer
+from .cutoffs import Cutoff
 from .playouts import Policy, random_policy
 
 Action = dict[str, Any]
@@ -98,11 +99,13 @@ class SearchStats:
 def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Random, *,
            evaluator: Evaluator, policy: Policy = random_policy, iterations: int | None = None,
            seconds: float | None = None, exploration: float = 0.3,
-           model_opponents: bool = False, opponent: Policy | None = None) -> tuple[Action, SearchStats]:
+           model_opponents: bool = False, opponent: Policy | None = None,
+           cutoff: Cutoff | None = None) -> tuple[Action, SearchStats]:
     """The most visited of ``legal`` after ``iterations`` iterations (exactly: the result is then
     a function of ``rng``'s state) or when ``seconds`` have passed, whichever is set (both: the
     first reached). ``model_opponents``: the other seats play by ``policy`` in the tree as in
-    the playouts, instead of searching for themselves."""
+    the playouts, instead of searching for themselves. ``cutoff``: no playouts; the node an
+    iteration adds (or the first ``cutoff.settled`` state) is scored by its estimate."""
     if len(legal) == 1:
         return legal[0], SearchStats(0, 0.0, {})
     root = Node()
@@ -114,7 +117,7 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
         if seconds is not None and time.perf_counter() - start >= seconds:
             break
         iterate(root, sampler.sample(rng), rng, evaluator, policy, exploration,
-                seat if model_opponents else None, opponent)
+                seat if model_opponents else None, opponent, cutoff)
         done += 1
     table = root.stats.get(seat, {})
     by_key: dict[ActionKey, Action] = {}
@@ -128,16 +131,19 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
 
 
 def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluator, policy: Policy,
-            exploration: float, searcher: int | None = None, opponent: Policy | None = None) -> None:
-    """One iteration on one determinization: select, expand one node, play out, back up. With a
-    ``searcher``, the other seats play by ``policy`` in the tree too (their choices branch the
-    tree like chance, with no statistics of their own)."""
+            exploration: float, searcher: int | None = None, opponent: Policy | None = None,
+            cutoff: Cutoff | None = None) -> None:
+    """One iteration on one determinization: select, expand one node, play out (or, with a
+    ``cutoff``, estimate), back up. With a ``searcher``, the other seats play by ``policy`` in the
+    tree too (their choices branch the tree like chance, with no statistics of their own)."""
     start = evaluator.score(state)
     horizon = state.round
     arrival = state.arrival_order_matters()
     node = root
     path: list[tuple[Node, list[tuple[int, ActionKey, bool]]]] = []
     while not state.is_terminal() and state.round == horizon:
+        if cutoff is not None and cutoff.settled(state):
+            break
         asked = list(state.to_move())
         if arrival and len(asked) > 1:
             rng.shuffle(asked)
@@ -164,8 +170,11 @@ def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluat
             node.children[joint] = Node()
             break
         node = child
-    playout(state, horizon, rng, policy)
-    rewards = evaluator.rewards(state, start)
+    if cutoff is not None and not state.is_terminal() and state.round == horizon:
+        rewards = cutoff.rewards(state)
+    else:
+        playout(state, horizon, rng, policy)
+        rewards = evaluator.rewards(state, start)
     for node, choices in path:
         for seat, key, searched in choices:
             if not searched:
