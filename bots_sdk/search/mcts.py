@@ -24,6 +24,9 @@ from .playouts import POLICIES, opponent_model, random_policy
 
 DEFAULT_BUDGET = 0.05
 DEADLINE_SHARE = 0.5  # of the decision's time left, at most, whatever the budget
+# Per game, the progressive bias towards the greedy bot's choice at the root (``search(prior=)``):
+# where a few hundred noisy playouts cannot tell good moves from bad, the rule of thumb decides.
+PRIOR_WEIGHTS: dict[str, float] = {"tricky-twist": 0.5}
 
 
 class MctsBot(Bot):
@@ -57,11 +60,15 @@ class MctsBot(Bot):
         sampler = Determinizer(decision)
         if cutoff is not None and cutoff.settled(sampler.base):
             return self.greedy.decide(decision)  # the rest of the round is solved exactly there
+        if cutoff is not None:
+            cutoff.lighten(sampler.base)
+        weight = PRIOR_WEIGHTS.get(decision.game, 0.0)
+        prior = self.greedy.decide(decision) if weight else None
         action, stats = search(sampler, decision.seat, legal, self.rng,
                                evaluator=EVALUATORS[decision.game],
                                policy=POLICIES.get(decision.game, random_policy), iterations=self.playouts,
                                seconds=seconds, model_opponents=opponent is not None, opponent=opponent,
-                               cutoff=cutoff)
+                               cutoff=cutoff, prior=prior, prior_weight=weight)
         if self.playouts is not None and stats.iterations < self.playouts:
             self.log(f"mcts: stopped at {stats.iterations} of {self.playouts} playouts (the deadline)")
         return action
