@@ -22,6 +22,7 @@ from referee.games.misty.engine import BOXES, legal_cells
 
 from ..greedy.misty import DONE, GreedyBot, best_order
 
+CACHE_SIZE = 50_000  # windows per memo (~0.5 kB each; a match at 150 playouts a decision adds ~6000)
 Grid = tuple[tuple[tuple[int, int], tuple[str, ...]], ...]  # hashable: sorted (cell, kinds) pairs
 
 
@@ -47,12 +48,12 @@ class Cutoff:
         return [0.5 + 0.5 * math.tanh((v - (total - v) / (n - 1)) / self.scale) for v in values]
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=CACHE_SIZE)
 def _draft_value(grid: Grid, shapes: frozenset, overlapping: bool) -> float:
     return GreedyBot.value({cell: list(kinds) for cell, kinds in grid}, set(shapes), overlapping)
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=CACHE_SIZE)
 def _pending_value(grid: Grid, kind: str, boxes: tuple, overlapping: bool) -> float:
     """The window's value with the card taken (not yet placed) on its best cell."""
     shapes = frozenset(boxes) | {(b[1], b[0]) for b in boxes}
@@ -62,7 +63,7 @@ def _pending_value(grid: Grid, kind: str, boxes: tuple, overlapping: bool) -> fl
     return max(_draft_value(tuple(sorted(grid + ((cell, (kind,)),))), shapes, overlapping) for cell in cells)
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=CACHE_SIZE)
 def _built_value(grid: Grid, rows: int, cols: int, overlapping: bool) -> float:
     """A built window's points after its best activation (greedy's exhaustive order search)."""
     return best_order({cell: list(kinds) for cell, kinds in grid}, rows, cols, overlapping)[0]
