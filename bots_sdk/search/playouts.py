@@ -14,8 +14,8 @@ from typing import Any
 
 from referee.games.bszzzz.data import SWATTER
 from referee.games.bszzzz.engine import swat_value
-from referee.games.tricky_twist.data import CARD_FAMILY, CARD_VALUE
-from referee.games.tricky_twist.engine import base_stars, effective_piles, scoring_card_stars
+from referee.games.tricky_twist.data import CARD_FAMILY, CARD_VALUE, SCORING_CARDS
+from referee.games.tricky_twist.engine import base_stars, card_count, effective_piles, scoring_card_stars, table_stars
 from referee.games.tussie_mussie.scoring import score_arrangement
 
 from ..bot import Bot
@@ -52,6 +52,15 @@ def bszzzz_policy(state: Any, seat: int, legal: list[Action], rng: random.Random
     return legal[-1] if may_pass else legal[rng.randrange(len(legal))]
 
 
+def _card_stars(state: Any, seat: int, everyone: list[list[tuple]]) -> int:
+    """The seat's stars from the Scoring card, ``everyone``'s false tricks as (value, family); a
+    counting card needs only the seat's own (a quarter of ``scoring_card_stars``' work)."""
+    card = state.scoring_card
+    if card in ("fewest_false_tricks", "most_false_tricks"):
+        return scoring_card_stars(card, everyone)[seat]
+    return table_stars(SCORING_CARDS[card]["table"], card_count(card, everyone[seat]))
+
+
 def _round_end_choice(state: Any, seat: int, legal: list[Action]) -> Action:
     """The use of this Bonus card that gives the seat the most stars, its earlier choices applied
     and the others' false tricks as they stand (the greedy bot's rule without its lookahead over
@@ -65,8 +74,7 @@ def _round_end_choice(state: Any, seat: int, legal: list[Action]) -> Action:
     def stars(action: Action) -> int:
         piles, fts = effective_piles(tricks, falses, done + [action])
         everyone[seat] = [(f["value"], f["family"]) for f in fts]
-        card = scoring_card_stars(state.scoring_card, everyone)[seat]
-        return base_stars(len(piles), len(fts)) + card + (len(piles) if premium else 0)
+        return base_stars(len(piles), len(fts)) + _card_stars(state, seat, everyone) + (len(piles) if premium else 0)
 
     return max(legal, key=stars)
 
@@ -107,7 +115,7 @@ def tricky_twist_policy(state: Any, seat: int, legal: list[Action], rng: random.
         def stars(action: Action) -> tuple:
             card = action["card"]
             everyone[seat] = mine + [(CARD_VALUE[card], CARD_FAMILY[card])]
-            return scoring_card_stars(state.scoring_card, everyone)[seat], rng.random()
+            return _card_stars(state, seat, everyone), rng.random()
 
         return max(legal, key=stars)
     return legal[rng.randrange(len(legal))]
