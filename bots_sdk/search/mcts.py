@@ -26,7 +26,7 @@ DEFAULT_BUDGET = 0.05
 DEADLINE_SHARE = 0.5  # of the decision's time left, at most, whatever the budget
 # Per game, the progressive bias towards the greedy bot's choice at the root (``search(prior=)``):
 # where a few hundred noisy playouts cannot tell good moves from bad, the rule of thumb decides.
-PRIOR_WEIGHTS: dict[str, float] = {"tricky-twist": 0.5}
+PRIOR_WEIGHTS: dict[str, float] = {"tricky-twist": 1.5}
 
 
 class MctsBot(Bot):
