@@ -198,8 +198,8 @@ def test_a_prior_action_is_tried_first_and_kept_when_nothing_beats_it():
     decision = decision_for(state, seat)
     legal = decision.legal_actions
     for prior in (legal[-1], legal[len(legal) // 2]):
-        action, _ = search(Determinizer(decision), seat, legal, random.Random(1), evaluator=EVALUATORS["tricky-twist"],
-                           iterations=1, prior=prior, prior_weight=0.5)
+        action, _ = search(Determinizer(decision), seat, legal, random.Random(1),
+                           evaluator=EVALUATORS["tricky-twist"], iterations=1, prior=prior, prior_weight=0.5)
         assert action == prior
 
 

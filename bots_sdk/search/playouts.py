@@ -15,7 +15,13 @@ from typing import Any
 from referee.games.bszzzz.data import SWATTER
 from referee.games.bszzzz.engine import swat_value
 from referee.games.tricky_twist.data import CARD_FAMILY, CARD_VALUE, SCORING_CARDS
-from referee.games.tricky_twist.engine import base_stars, card_count, effective_piles, scoring_card_stars, table_stars
+from referee.games.tricky_twist.engine import (
+    base_stars,
+    card_count,
+    effective_piles,
+    scoring_card_stars,
+    table_stars,
+)
 from referee.games.tussie_mussie.scoring import score_arrangement
 
 from ..bot import Bot
@@ -74,7 +80,8 @@ def _round_end_choice(state: Any, seat: int, legal: list[Action]) -> Action:
     def stars(action: Action) -> int:
         piles, fts = effective_piles(tricks, falses, done + [action])
         everyone[seat] = [(f["value"], f["family"]) for f in fts]
-        return base_stars(len(piles), len(fts)) + _card_stars(state, seat, everyone) + (len(piles) if premium else 0)
+        bonus = len(piles) if premium else 0
+        return base_stars(len(piles), len(fts)) + _card_stars(state, seat, everyone) + bonus
 
     return max(legal, key=stars)
 
