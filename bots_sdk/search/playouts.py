@@ -27,6 +27,7 @@ from referee.games.tussie_mussie.scoring import score_arrangement
 from ..bot import Bot
 from ..decision import Decision
 from ..greedy import greedy_bot_class
+from ..greedy.tricky_twist import BONUS_PREFERENCE
 
 Action = dict[str, Any]
 Policy = Callable[[Any, int, list[Action], random.Random], Action]
@@ -34,6 +35,7 @@ Policy = Callable[[Any, int, list[Action], random.Random], Action]
 SHED = 0.8  # Bszzzz!: how often a seat that may pass sheds a card instead
 WORTH_TAKING = 1.5  # Tussie Mussie: what a face-up tile must add to be taken over the unknown one
 WHIM = 0.2  # how often a rule-of-thumb policy plays at random instead
+BONUS_RANK = {bonus: i for i, bonus in enumerate(BONUS_PREFERENCE)}  # Tricky Twist
 
 
 def random_policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
@@ -88,7 +90,8 @@ def _round_end_choice(state: Any, seat: int, legal: list[Action]) -> Action:
 
 def tricky_twist_policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
     """Put the shortest families in the reserve (voids make false tricks of one's choosing); draw
-    only when the hand runs short; take a Bonus card when offered; follow high while short of
+    only when the hand runs short; take a Bonus card when offered (in the greedy bot's order of
+    preference: the opponents in the tree play this too); follow high while short of
     tricks, low otherwise; the rest at random. Bonus cards are used at the round's end for the most
     stars (``_round_end_choice``), take-backs as the greedy bot does (from an observation, ~1 ms,
     but rare): at random they throw away more stars than any card play, and drown the playout's
@@ -100,8 +103,8 @@ def tricky_twist_policy(state: Any, seat: int, legal: list[Action], rng: random.
     kind = legal[0]["type"]
     if kind == "draw":
         return legal[0] if len(state.hands[seat]) < 3 else legal[1]
-    if kind == "take_bonus":
-        return legal[0]
+    if kind == "take_bonus":  # the greedy bot's order (take_back, first in the engine's, last)
+        return min(legal, key=lambda a: BONUS_RANK.get(a.get("bonus"), len(BONUS_RANK)))
     if rng.random() < WHIM:
         return legal[rng.randrange(len(legal))]
     if kind == "reserve":
