@@ -1,6 +1,6 @@
 """House bots' strength: ``mcts`` (0.05 s of search per decision) against ``greedy``, per game.
 
-    python bench/bots.py [--games N] [--budget S] [--json] [--only GAME]
+    python bench/bots.py [--games N] [--budget S | --playouts N] [--json] [--only GAME]
 
 One mcts seat against greedy in every other seat, seats rotating from match to match, in-process
 (the same code as ``python -m bots_sdk play``). A win is rank 1 (shared wins count); the interval
@@ -8,6 +8,8 @@ is Wilson's 95 % interval of the win rate. Targets (issue 19): at least 65 % in 
 Mussie and Misty, at least 40 % in 4-player Tricky Twist and Bszzzz! (a fair share is 25 %).
 
 The budget is wall-clock time: on a loaded machine the bot searches less and the rates drop.
+``--playouts N`` measures the algorithm whatever the load: a fixed number of iterations per
+decision (``mcts?playouts=N``; the matches are then the same on any machine).
 """
 from __future__ import annotations
 
@@ -42,8 +44,8 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def measure(game: str, players: int, matches: int, budget: float) -> dict:
-    spec = f"mcts?budget={budget}"
+def measure(game: str, players: int, matches: int, budget: float, playouts: int | None = None) -> dict:
+    spec = f"mcts?playouts={playouts}" if playouts else f"mcts?budget={budget}"
     wins = 0
     start = time.perf_counter()
     for i in range(matches):
@@ -53,7 +55,7 @@ def measure(game: str, players: int, matches: int, budget: float) -> dict:
         result = play_match(game, bots, seed=SEED + i).result
         wins += result["ranks"][order.index(0)] == 1
     low, high = wilson(wins, matches)
-    return {"game": game, "players": players, "matches": matches, "budget": budget, "mcts_wins": wins,
+    return {"game": game, "players": players, "matches": matches, "spec": spec, "mcts_wins": wins,
             "win_rate": round(wins / matches, 3), "ci95": [round(low, 3), round(high, 3)],
             "fair_share": round(1 / players, 3), "seconds": round(time.perf_counter() - start, 1)}
 
@@ -62,18 +64,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, help="matches per game (default: per game, see ROWS)")
     parser.add_argument("--budget", type=float, default=0.05, help="mcts seconds per decision")
+    parser.add_argument("--playouts", type=int, help="a fixed number of mcts iterations per decision instead")
     parser.add_argument("--only", help="one game id")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = []
     if not args.json:
-        print(f"mcts (budget {args.budget} s per decision) against greedy in every other seat")
+        amount = f"{args.playouts} playouts" if args.playouts else f"budget {args.budget} s"
+        print(f"mcts ({amount} per decision) against greedy in every other seat")
         print(f"{'game':<14} {'players':>7} {'matches':>7} {'mcts wins':>9} {'rate':>6}  {'95% interval':<15}"
               f" {'target':>6}")
     for game, players, default, target in ROWS:
         if args.only and game != args.only:
             continue
-        row = measure(game, players, args.games or default, args.budget)
+        row = measure(game, players, args.games or default, args.budget, args.playouts)
         row["target"] = target
         rows.append(row)
         if not args.json:

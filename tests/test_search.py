@@ -12,6 +12,7 @@ from bots_sdk.decision import Decision
 from bots_sdk.loading import BotSpecError, parse_bot_spec
 from bots_sdk.local import play_match
 from bots_sdk.search import Determinizer, determinize
+from bots_sdk.search.ismcts import EVALUATORS, search
 from bots_sdk.search.mcts import MctsBot
 from bots_sdk.search.tussie_mussie import _turns_left
 from referee.games import GAMES, GameState
@@ -167,6 +168,39 @@ def test_a_fixed_seed_and_playout_count_give_the_same_decisions():
     first = actions(5)
     assert actions(5) == first
     assert actions(6) != first
+
+
+def test_mcts_takes_a_flower_first_in_misty():
+    """The first card of a window: a flower (2 points alone on its cell) beats every other card
+    (1 point; an arrow may even be covered or leave the window). Search scored by random
+    playouts missed it; scored by the window estimate, it takes the flower."""
+    game = GAMES["misty"]
+    config = game.configure(2)
+    taken = 0
+    for seed in range(40):
+        state = game.new_state(config, seed)
+        if not any(c.startswith("flower") for c in state.hands[0]):
+            continue
+        bot = MctsBot(playouts=60, seed=seed)
+        bot.start("misty", 0, dict(config.options), seed)
+        assert bot.decide(decision_for(state, 0)) == {"type": "take", "kind": "flower", "motif": "flower"}
+        taken += 1
+        if taken == 5:
+            break
+    assert taken == 5
+
+
+def test_a_prior_action_is_tried_first_and_kept_when_nothing_beats_it():
+    """``search(prior=)``: with one iteration the favoured action is the one tried, so it is played."""
+    game = GAMES["tricky-twist"]
+    state = game.new_state(game.configure(4), 3)
+    seat = state.to_move()[0]
+    decision = decision_for(state, seat)
+    legal = decision.legal_actions
+    for prior in (legal[-1], legal[len(legal) // 2]):
+        action, _ = search(Determinizer(decision), seat, legal, random.Random(1),
+                           evaluator=EVALUATORS["tricky-twist"], iterations=1, prior=prior, prior_weight=0.5)
+        assert action == prior
 
 
 def test_house_bot_parameters():

@@ -31,6 +31,7 @@ from typing import Any
 from referee.games import GameState
 
 from . import Determinizer
+from .cutoffs import Cutoff
 from .playouts import Policy, random_policy
 
 Action = dict[str, Any]
@@ -98,14 +99,21 @@ class SearchStats:
 def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Random, *,
            evaluator: Evaluator, policy: Policy = random_policy, iterations: int | None = None,
            seconds: float | None = None, exploration: float = 0.3,
-           model_opponents: bool = False, opponent: Policy | None = None) -> tuple[Action, SearchStats]:
+           model_opponents: bool = False, opponent: Policy | None = None,
+           cutoff: Cutoff | None = None, prior: Action | None = None,
+           prior_weight: float = 0.0) -> tuple[Action, SearchStats]:
     """The most visited of ``legal`` after ``iterations`` iterations (exactly: the result is then
     a function of ``rng``'s state) or when ``seconds`` have passed, whichever is set (both: the
     first reached). ``model_opponents``: the other seats play by ``policy`` in the tree as in
-    the playouts, instead of searching for themselves."""
+    the playouts, instead of searching for themselves. ``cutoff``: no playouts; the node an
+    iteration adds (or the first ``cutoff.settled`` state) is scored by its estimate. ``prior``: an
+    action of ``seat`` at the root that a rule of thumb recommends, tried first and favoured by a
+    bonus ``prior_weight / (1 + its visits)`` (progressive bias): with few iterations the noise
+    of a handful of playouts does not overrule a sound rule, with many the statistics do."""
     if len(legal) == 1:
         return legal[0], SearchStats(0, 0.0, {})
     root = Node()
+    bias = (seat, action_key(prior), prior_weight) if prior is not None else None
     start = time.perf_counter()
     done = 0
     while True:
@@ -114,7 +122,7 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
         if seconds is not None and time.perf_counter() - start >= seconds:
             break
         iterate(root, sampler.sample(rng), rng, evaluator, policy, exploration,
-                seat if model_opponents else None, opponent)
+                seat if model_opponents else None, opponent, cutoff, bias)
         done += 1
     table = root.stats.get(seat, {})
     by_key: dict[ActionKey, Action] = {}
@@ -128,16 +136,19 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
 
 
 def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluator, policy: Policy,
-            exploration: float, searcher: int | None = None, opponent: Policy | None = None) -> None:
-    """One iteration on one determinization: select, expand one node, play out, back up. With a
-    ``searcher``, the other seats play by ``policy`` in the tree too (their choices branch the
-    tree like chance, with no statistics of their own)."""
+            exploration: float, searcher: int | None = None, opponent: Policy | None = None,
+            cutoff: Cutoff | None = None, bias: tuple[int, ActionKey, float] | None = None) -> None:
+    """One iteration on one determinization: select, expand one node, play out (or, with a
+    ``cutoff``, estimate), back up. With a ``searcher``, the other seats play by ``policy`` in the
+    tree too (their choices branch the tree like chance, with no statistics of their own)."""
     start = evaluator.score(state)
     horizon = state.round
     arrival = state.arrival_order_matters()
     node = root
     path: list[tuple[Node, list[tuple[int, ActionKey, bool]]]] = []
     while not state.is_terminal() and state.round == horizon:
+        if cutoff is not None and cutoff.settled(state):
+            break
         asked = list(state.to_move())
         if arrival and len(asked) > 1:
             rng.shuffle(asked)
@@ -154,7 +165,10 @@ def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluat
             table = node.stats.get(seat)
             if table is None:
                 table = node.stats[seat] = {}
-            action = select(table, legal, rng, exploration)
+            if bias is not None and node is root and seat == bias[0]:
+                action = select(table, legal, rng, exploration, bias[1], bias[2])
+            else:
+                action = select(table, legal, rng, exploration)
             choices.append((seat, action_key(action), True))
             state.apply(seat, action)
         path.append((node, choices))
@@ -164,8 +178,11 @@ def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluat
             node.children[joint] = Node()
             break
         node = child
-    playout(state, horizon, rng, policy)
-    rewards = evaluator.rewards(state, start)
+    if cutoff is not None and not state.is_terminal() and state.round == horizon:
+        rewards = cutoff.rewards(state)
+    else:
+        playout(state, horizon, rng, policy)
+        rewards = evaluator.rewards(state, start)
     for node, choices in path:
         for seat, key, searched in choices:
             if not searched:
@@ -176,10 +193,12 @@ def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluat
 
 
 def select(table: dict[ActionKey, list], legal: list[Action], rng: random.Random,
-           exploration: float) -> Action:
-    """UCB over the actions legal here; an action never tried is tried first (the first such in
-    legal order after a random start, so equal choices are spread without a bias to the first)."""
+           exploration: float, favoured: ActionKey | None = None, bias: float = 0.0) -> Action:
+    """UCB over the actions legal here; an action never tried is tried first (``favoured`` first,
+    then one at random, so equal choices are spread without a bias to the first). ``favoured``
+    gets ``bias / (1 + visits)`` more."""
     untried = []
+    first = None
     entries = {}
     for action in legal:
         key = action_key(action)
@@ -192,11 +211,17 @@ def select(table: dict[ActionKey, list], legal: list[Action], rng: random.Random
         entry[2] += 1
         if entry[0] == 0:
             untried.append(action)
+            if key == favoured:
+                first = action
+    if first is not None:
+        return first
     if untried:
         return untried[rng.randrange(len(untried))]
     best, best_value = legal[0], -1.0
-    for (visits, total, available, _), action in entries.values():
+    for key, ((visits, total, available, _), action) in entries.items():
         value = total / visits + exploration * math.sqrt(math.log(available) / visits)
+        if key == favoured:
+            value += bias / (1 + visits)
         if value > best_value:
             best, best_value = action, value
     return best

@@ -16,12 +16,17 @@ from typing import Any
 
 from ..bot import Bot
 from ..decision import Decision
+from ..greedy import greedy_bot_class
 from . import Determinizer
+from .cutoffs import CUTOFFS
 from .ismcts import EVALUATORS, search
 from .playouts import POLICIES, opponent_model, random_policy
 
 DEFAULT_BUDGET = 0.05
 DEADLINE_SHARE = 0.5  # of the decision's time left, at most, whatever the budget
+# Per game, the progressive bias towards the greedy bot's choice at the root (``search(prior=)``):
+# where a few hundred noisy playouts cannot tell good moves from bad, the rule of thumb decides.
+PRIOR_WEIGHTS: dict[str, float] = {"tricky-twist": 1.5}
 
 
 class MctsBot(Bot):
@@ -39,6 +44,8 @@ class MctsBot(Bot):
     def on_match_start(self, game: str, seat: int, options: dict[str, Any], seed: int) -> None:
         if self.fixed_seed is not None:
             self.rng = random.Random(self.fixed_seed)
+        self.greedy = greedy_bot_class(game)()
+        self.greedy.start(game, seat, options, self.rng.getrandbits(32))
 
     def decide(self, decision: Decision) -> dict[str, Any]:
         legal = decision.legal_actions
@@ -49,10 +56,19 @@ class MctsBot(Bot):
             cap = decision.time_left * DEADLINE_SHARE
             seconds = cap if seconds is None else min(seconds, cap)
         opponent = opponent_model(decision.game)
-        action, stats = search(Determinizer(decision), decision.seat, legal, self.rng,
+        cutoff = CUTOFFS.get(decision.game)
+        sampler = Determinizer(decision)
+        if cutoff is not None and cutoff.settled(sampler.base):
+            return self.greedy.decide(decision)  # the rest of the round is solved exactly there
+        if cutoff is not None:
+            cutoff.lighten(sampler.base)
+        weight = PRIOR_WEIGHTS.get(decision.game, 0.0)
+        prior = self.greedy.decide(decision) if weight else None
+        action, stats = search(sampler, decision.seat, legal, self.rng,
                                evaluator=EVALUATORS[decision.game],
                                policy=POLICIES.get(decision.game, random_policy), iterations=self.playouts,
-                               seconds=seconds, model_opponents=opponent is not None, opponent=opponent)
+                               seconds=seconds, model_opponents=opponent is not None, opponent=opponent,
+                               cutoff=cutoff, prior=prior, prior_weight=weight)
         if self.playouts is not None and stats.iterations < self.playouts:
             self.log(f"mcts: stopped at {stats.iterations} of {self.playouts} playouts (the deadline)")
         return action
