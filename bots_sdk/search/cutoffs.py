@@ -30,14 +30,11 @@ Grid = tuple[tuple[tuple[int, int], tuple[str, ...]], ...]  # hashable: sorted (
 class Cutoff:
     """``values(state)``: each seat's estimated points at the end of the round; a seat's reward is
     ``0.5 + 0.5 tanh((its estimate - the others' mean) / scale)``. ``settled(state)``: the tree
-    stops there too (nothing left worth searching, e.g. Misty's activation, solved exactly).
-    ``lighten(state)``: drops from the root state what no iteration reads, before it is copied
-    for every sample."""
+    stops there too (nothing left worth searching, e.g. Misty's activation, solved exactly)."""
 
     values: Callable[[GameState], list[float]]
     scale: float
     settled: Callable[[GameState], bool]
-    lighten: Callable[[GameState], None] = lambda state: None
 
     def rewards(self, state: GameState) -> list[float]:
         values = self.values(state)
@@ -90,18 +87,6 @@ def misty_values(state: Any) -> list[float]:
     return values
 
 
-def misty_lighten(state: Any) -> None:
-    """Misty copies its event log and round summaries with ``deepcopy`` (half the time of a
-    sample). An iteration stops before activation, so it never reads the draft's log (only
-    activation's moves and meals matter to the engine) nor past rounds' windows (round wins and
-    points are all the engine reads). Only for the search's own root state, never an
-    observation's source."""
-    if state.stage == "draft":
-        state.log = []
-    state.rounds = [{"round": r["round"], "points": list(r["points"]), "winners": list(r["winners"])}
-                    for r in state.rounds]
-
-
 CUTOFFS: dict[str, Cutoff] = {
-    "misty": Cutoff(misty_values, 2.0, lambda state: state.stage != "draft", misty_lighten),
+    "misty": Cutoff(misty_values, 2.0, lambda state: state.stage != "draft"),
 }

@@ -60,8 +60,6 @@ class MctsBot(Bot):
         sampler = Determinizer(decision)
         if cutoff is not None and cutoff.settled(sampler.base):
             return self.greedy.decide(decision)  # the rest of the round is solved exactly there
-        if cutoff is not None:
-            cutoff.lighten(sampler.base)
         weight = PRIOR_WEIGHTS.get(decision.game, 0.0)
         prior = self.greedy.decide(decision) if weight else None
         action, stats = search(sampler, decision.seat, legal, self.rng,
