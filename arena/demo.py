@@ -49,9 +49,9 @@ def demo_tournaments() -> list[int]:
     return created
 
 
-def wait_for_site(url: str, timeout: float = 120.0) -> bool:
+def wait_for_site(url: str, server: subprocess.Popen, timeout: float = 120.0) -> bool:
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and server.poll() is None:
         try:
             urllib.request.urlopen(url, timeout=15)  # a loaded machine may take seconds for the first page
             return True
@@ -78,8 +78,10 @@ def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
                                      env=env)]
         url = f"http://{host}:{port}/"
         try:
-            if not wait_for_site(url):
-                print("error: the web server did not start", file=sys.stderr)
+            if not wait_for_site(url, children[1]):
+                ended = children[1].poll()
+                print("error: the web server did not start" +
+                      (f" (it exited with status {ended})" if ended is not None else " in time"), file=sys.stderr)
                 return 1
             if os.environ.get("PARLOUR_DEMO_TOURNAMENTS", "1") == "1":
                 demo_tournaments()

@@ -2,23 +2,18 @@
 run``, ``demo``: a private Redis, a referee, a worker, beat, the web server) die with it, even when
 it is killed with ``kill -9``.
 
-Two means: every child gets a parent-death signal (``prctl PR_SET_PDEATHSIG``, set between fork
-and exec), and a watcher process — in a session of its own, holding the read end of a pipe only
+A watcher process — in a session of its own, holding the read end of a pipe only
 the command holds open — follows the children's descendants (twice a second, from /proc) and,
 when that pipe closes (the kernel closes it when the command dies, however it dies), ends each
 child's process group and every descendant it saw: a worker's pool and warm bots, the referee's
 replay processes, a sandbox's launcher."""
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import subprocess
 import sys
 from typing import Any
-
-PR_SET_PDEATHSIG = 1
-_libc = ctypes.CDLL(None, use_errno=True)
 
 WATCHER = r"""
 import os, select, signal, sys, time
@@ -82,11 +77,6 @@ signal_all(signal.SIGKILL)
 """
 
 
-def die_with_parent() -> None:
-    """``preexec_fn``: the child is killed when the thread that started it ends."""
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
 class Supervisor:
     """Starts children that die with this process; ``stop()`` ends them in order (last first)."""
 
@@ -102,8 +92,10 @@ class Supervisor:
         os.write(self._pipe, f"{pid}\n".encode())
 
     def start(self, command: list[str], **popen: Any) -> subprocess.Popen:
-        """A child in a process group of its own (its children join it), dying with this process."""
-        child = subprocess.Popen(command, preexec_fn=die_with_parent, process_group=0, **popen)
+        """A child in a process group of its own (its children join it), dying with this process
+        (the watcher ends it). No ``preexec_fn``: this process may already run gRPC's threads (the
+        demo's referee client), and Python code between fork and exec could then hang the child."""
+        child = subprocess.Popen(command, process_group=0, **popen)
         self.children.append(child)
         self.watch(child.pid)
         return child
