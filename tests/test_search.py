@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 
@@ -151,12 +152,29 @@ MATCHES = [
 
 
 @pytest.mark.parametrize("game_id,variant,players,options", MATCHES, ids=[f"{m[0]}-{m[1]}" for m in MATCHES])
-def test_mcts_plays_a_whole_match_within_its_budget(game_id, variant, players, options):
+def test_mcts_plays_a_whole_match_within_its_budget(game_id, variant, players, options, monkeypatch):
+    """Every search stops once its clock has passed the budget. The search reads a clock of the
+    test's (a millisecond per reading), so the check does not depend on how loaded the machine is."""
+    import bots_sdk.search.ismcts as ismcts
+    import bots_sdk.search.mcts as mcts
+
+    readings = iter(range(10**9))
+    monkeypatch.setattr(ismcts, "time", SimpleNamespace(perf_counter=lambda: next(readings) / 1000))
+    searches = []
+
+    def recorded_search(*args, **kwargs):
+        action, stats = search(*args, **kwargs)
+        searches.append((kwargs["seconds"], stats))
+        return action, stats
+
+    monkeypatch.setattr(mcts, "search", recorded_search)
     bots = [MctsBot(budget=0.004)] + [parse_bot_spec("greedy", game_id).make() for _ in range(players - 1)]
     outcome = play_match(game_id, bots, variant=variant, options=options, seed=9, strict=True)
     assert outcome.match.finished and not outcome.faults
-    mcts_times = [e["think_ms"] for e in outcome.log if e["seat"] == 0]
-    assert mcts_times and max(mcts_times) < 200
+    assert searches and all(seconds <= 0.004 for seconds, _ in searches)
+    # one reading at the start, one before each iteration: four 1 ms ticks, at most four iterations
+    assert all(stats.iterations <= 4 for _, stats in searches), [s.iterations for _, s in searches]
+    assert any(stats.iterations > 0 for _, stats in searches)
 
 
 def test_a_fixed_seed_and_playout_count_give_the_same_decisions():
