@@ -219,7 +219,10 @@ def test_a_bug_named_a_challenge_opened_live_and_a_revoked_remote_bot_disconnect
     remote = subprocess.Popen([sys.executable, "-m", "bots_sdk", "serve-remote", "random", "--referee", address,
                                "--api-token", token], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
-        assert remote.stdout.readline().startswith("connected as bot-")
+        first = remote.stdout.readline()
+        if not first.startswith("connected as bot-"):  # say why: what it printed, how it ended
+            remote.wait(10)
+            pytest.fail(f"serve-remote said {first!r}, ended {remote.returncode}: {remote.stderr.read()[-2000:]}")
         page.goto(remote_url)
         page.click("form[action*='/revoke/'] [type=submit]")
         page.wait_for_load_state()
