@@ -56,6 +56,17 @@ def read(path: Path) -> dict:
     return json.loads(gzip.decompress(path.read_bytes()))
 
 
+def finished_match(site, replays, game: str, name: str) -> tuple[dict, int]:
+    """A finished match of ``game`` on the site, with a copy of the game's replay stored as its own:
+    (the replay, the match's id)."""
+    replay = read(replays[game])
+    stored = site.home / "replays" / f"{name}-{game}.replay.json.gz"
+    stored.parent.mkdir(exist_ok=True)
+    shutil.copy(replays[game], stored)
+    return replay, make_match(site, f"{name}/{game}", game, GAMES[game], "finished", seed=2, replay=str(stored),
+                              result=replay["result"])
+
+
 def test_a_live_match_is_watched_from_its_first_frames_to_its_end_without_a_jump(site, replays, browser) -> None:
     replay = read(replays["misty"])
     frames = replay["public"]
@@ -125,12 +136,7 @@ def wider_than_the_viewport(page) -> list[str]:
 
 @pytest.mark.parametrize("game", list(GAMES))
 def test_each_games_viewer_at_desktop_and_phone_widths_with_jumps_and_events(site, replays, browser, game) -> None:
-    replay = read(replays[game])
-    stored = site.home / "replays" / f"{game}.replay.json.gz"
-    stored.parent.mkdir(exist_ok=True)
-    shutil.copy(replays[game], stored)
-    match_id = make_match(site, f"view/{game}", game, GAMES[game], "finished", seed=2, replay=str(stored),
-                          result=replay["result"])
+    replay, match_id = finished_match(site, replays, game, "view")
     ARTIFACTS.mkdir(exist_ok=True)
     for width in (1280, 390):
         page = browser.new_page(viewport={"width": width, "height": 900})
@@ -267,12 +273,7 @@ def last_misty_move(frames: list) -> tuple[int, dict]:
 def test_each_games_cards_are_legible_named_and_explained(site, replays, browser, game) -> None:
     """Full names never cut off, nothing drawn over a tile's text, every text at contrast >= 4.5:1, the
     tooltip names the card and says what it does (the rules' words, from the engine's card texts)."""
-    replay = read(replays[game])
-    stored = site.home / "replays" / f"legible-{game}.replay.json.gz"
-    stored.parent.mkdir(exist_ok=True)
-    shutil.copy(replays[game], stored)
-    match_id = make_match(site, f"legible/{game}", game, GAMES[game], "finished", seed=2, replay=str(stored),
-                          result=replay["result"])
+    replay, match_id = finished_match(site, replays, game, "legible")
     frames = decode_frames(replay["public"])
     steps = [len(frames) // 3, len(frames) - 1]
     if game == "misty":
@@ -296,11 +297,7 @@ def test_each_games_cards_are_legible_named_and_explained(site, replays, browser
 
 
 def test_misty_windows_are_labelled_as_the_events_name_cells_and_the_moved_card_is_highlighted(site, replays, browser) -> None:
-    replay = read(replays["misty"])
-    stored = site.home / "replays" / "labels-misty.replay.json.gz"
-    stored.parent.mkdir(exist_ok=True)
-    shutil.copy(replays["misty"], stored)
-    match_id = make_match(site, "labels/misty", "misty", 2, "finished", seed=2, replay=str(stored), result=replay["result"])
+    replay, match_id = finished_match(site, replays, "misty", "labels")
     frames = decode_frames(replay["public"])
     step, move = last_misty_move(frames)
     for width in (1280, 390):

@@ -27,7 +27,7 @@ from engine_contract import (
 )
 from referee.games import ConfigError, IllegalActionError, get_game
 from referee.games.misty.data import CARD_IDS, CARDS
-from referee.games.misty.engine import card_json
+from referee.games.misty.engine import MistyState, card_json
 
 GAME = get_game("misty")
 VECTORS = Path(__file__).resolve().parents[1] / "data" / "vectors"  # tests/data/vectors/README.md
@@ -663,6 +663,22 @@ def test_deal_of_round_two_does_not_depend_on_round_one() -> None:
     assert round_two_hands(1) == round_two_hands(2) != []
 
 
+def random_position(config: tuple[str, int], seed: int, steps: int, policy_seed: int) -> tuple[MistyState, random.Random]:
+    """A position after ``steps`` random steps, sometimes in the middle of a simultaneous step with
+    sealed choices pending; with the rng that played it."""
+    variant, players = config
+    state = GAME.new_state(GAME.configure(players, variant), seed)
+    rng = random.Random(policy_seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        step(state, rng)
+    if not state.is_terminal() and len(state.to_move()) > 1 and rng.random() < 0.5:
+        seat = state.to_move()[0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    return state, rng
+
+
 def test_hiding_property() -> None:
     changed_cards = [0]
     changed_any = [0]
@@ -671,17 +687,8 @@ def test_hiding_property() -> None:
     @given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**40), steps=st.integers(0, 100),
            policy_seed=st.integers(0, 1000))
     def check(config, seed, steps, policy_seed):
-        variant, players = config
-        state = GAME.new_state(GAME.configure(players, variant), seed)
-        rng = random.Random(policy_seed)
-        for _ in range(steps):
-            if state.is_terminal():
-                break
-            step(state, rng)
-        # sometimes stop in the middle of a simultaneous step, with sealed choices pending
-        if not state.is_terminal() and len(state.to_move()) > 1 and rng.random() < 0.5:
-            seat = state.to_move()[0]
-            state.apply(seat, rng.choice(state.legal_actions(seat)))
+        state, rng = random_position(config, seed, steps, policy_seed)
+        players = config[1]
         changed_any[0] += check_hiding_at(state, rng, samples=2)
         # the resample redraws cards, not only the seed
         original = state.to_position()["state"]
@@ -705,16 +712,7 @@ def test_public_labels_property() -> None:
     @given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**40), steps=st.integers(0, 100),
            policy_seed=st.integers(0, 1000))
     def check(config, seed, steps, policy_seed):
-        variant, players = config
-        state = GAME.new_state(GAME.configure(players, variant), seed)
-        rng = random.Random(policy_seed)
-        for _ in range(steps):
-            if state.is_terminal():
-                break
-            step(state, rng)
-        if not state.is_terminal() and len(state.to_move()) > 1 and rng.random() < 0.5:
-            seat = state.to_move()[0]
-            state.apply(seat, rng.choice(state.legal_actions(seat)))
+        state, rng = random_position(config, seed, steps, policy_seed)
         if not state.is_terminal():
             compared[0] += check_public_labels_at(state, rng, samples=2)
 
