@@ -182,8 +182,11 @@ class Room:
     remote_bots: list[str]
     versions: list[str]  # per seat, for the replay header
     public: list[dict] = field(default_factory=list)  # the public view after every step
-    # the spectator stream's events, serialized once and shared by every watcher
-    frames: list[bytes] = field(default_factory=list)
+    # the spectator stream's events, shared by every watcher: each is serialized once, when a
+    # watcher first reads it (until then it is the step whose view it shows), so a match nobody
+    # watches builds none
+    frames: list[bytes | int] = field(default_factory=list)
+    watching: int = 0  # WatchMatch calls following this room now
     tick: asyncio.Event = field(default_factory=asyncio.Event)  # set (and replaced) on every new frame
     end_frame: bytes | None = None
     live_encoder: FrameEncoder = field(default_factory=FrameEncoder)  # the live replay's frames so far
@@ -204,12 +207,25 @@ class Room:
         self.changed.set()
         self.changed = asyncio.Event()
 
-    def add_frame(self, event: referee_pb2.MatchEvent) -> bytes:
-        data = event.SerializeToString()
-        self.frames.append(data)
+    def add_frame(self, frame: bytes | int) -> None:
+        """A new spectator frame: serialized, or the step whose public view it will show."""
+        self.frames.append(frame)
         tick, self.tick = self.tick, asyncio.Event()
         tick.set()
+
+    def frame(self, frames: list[bytes | int], index: int) -> bytes:
+        """Frame ``index`` of ``frames`` (this room's list, or the one a watcher kept), serialized."""
+        data = frames[index]
+        if isinstance(data, int):
+            view = wire.observation_message(self.match.config.game, self.public[data])
+            data = frames[index] = referee_pb2.MatchEvent(protocol_version=PV, step=data,
+                                                          public_view=view).SerializeToString()
         return data
+
+    def serialize_frames(self) -> None:
+        """Serialize every frame not read yet, while the views they show are still kept."""
+        for index in range(len(self.frames)):
+            self.frame(self.frames, index)
 
 
 class RefereeService(referee_pb2_grpc.RefereeServicer):
@@ -305,8 +321,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         room = Room(match_id, match, tokens, [Seat() for _ in request.seats],
                     [s.remote_bot for s in request.seats], [s.version for s in request.seats])
         room.public.append(match.state.public_view())
-        room.add_frame(referee_pb2.MatchEvent(protocol_version=PV, step=0,
-                                              public_view=wire.observation_message(game.id, room.public[0])))
+        room.add_frame(0)
         if request.record_frames:  # built as play goes, once, for the creator's FollowMatch
             room.follow_frames = FrameEncoder()
             room.follow_frames.add(room.public[0])
@@ -562,8 +577,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         view = room.follow_frames.previous if room.follow_frames is not None else room.match.state.public_view()
         for _ in range(steps):
             room.public.append(view)
-        room.add_frame(referee_pb2.MatchEvent(protocol_version=PV, step=len(room.public) - 1,
-                                              public_view=wire.observation_message(room.match.config.game, view)))
+        room.add_frame(len(room.public) - 1)
 
     async def finish(self, room: Room) -> None:
         """Tell the seats first (their bots may exit at once), then build and store the replay off
@@ -599,6 +613,9 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             except Exception:  # never leave the followers hanging: the result stands, without a replay
                 log.exception("match %s: the replay could not be built", room.id)
         steps = len(room.public) - 1
+        if room.watching:  # they keep the list they follow: its frames are serialized before the views go
+            room.serialize_frames()
+        last = room.frame(room.frames, len(room.frames) - 1)
         room.public = room.public[-1:]
         room.live_encoder = FrameEncoder()
         match.log = []
@@ -607,9 +624,9 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         room.done.set()
         room.notify()
         self.forget_old_rooms()
-        last = room.frames[-1]
-        room.end_frame = room.add_frame(referee_pb2.MatchEvent(protocol_version=PV, step=steps,
-                                                               finished=True, end=room.end_message))
+        room.end_frame = referee_pb2.MatchEvent(protocol_version=PV, step=steps, finished=True,
+                                                end=room.end_message).SerializeToString()
+        room.add_frame(room.end_frame)
         room.frames = [last, room.end_frame]  # watchers still following keep the whole list
 
     def store_replay(self, match_id: str, data: bytes) -> None:
@@ -689,16 +706,20 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         if room is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
         async with self.spectator_slot(room, context):
-            frames, sent = room.frames, 0
-            while True:
-                tick = room.tick
-                while sent < len(frames):  # a slow reader waits on its own stream: nothing piles up here
-                    data = frames[sent]
-                    sent += 1
-                    yield data
-                    if data is room.end_frame:
-                        return
-                await tick.wait()
+            room.watching += 1
+            try:
+                frames, sent = room.frames, 0
+                while True:
+                    tick = room.tick
+                    while sent < len(frames):  # a slow reader waits on its own stream: nothing piles up here
+                        data = room.frame(frames, sent)
+                        sent += 1
+                        yield data
+                        if data is room.end_frame:
+                            return
+                    await tick.wait()
+            finally:
+                room.watching -= 1
 
     # ------------------------------------------------------------------ GetReplay
     async def GetReplay(self, request, context):
