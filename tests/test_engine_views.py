@@ -44,7 +44,8 @@ def test_changing_a_view_changes_nothing(game_id: str) -> None:
         if state.is_terminal():
             break
         before = json.dumps(state.to_position(), sort_keys=True)
-        for view in [state.public_view()] + [state.observation(s) for s in range(config.players)]:
+        public, seats = state.views()  # views sharing parts with each other, never with the state
+        for view in [state.public_view()] + [state.observation(s) for s in range(config.players)] + [public, *seats]:
             for value in view.values():
                 if isinstance(value, list):
                     value.clear()

@@ -608,8 +608,10 @@ class MistyState(GameState):
             data["row"], data["col"] = self.placed[seat]
         return data
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """The observation of ``seat``; with None, the spectator's (no hand is shown)."""
+    def view(self, seat: int | None, shared: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The observation of ``seat``; with None, the spectator's (no hand is shown). ``shared``:
+        the public record of play (log and finished rounds) already built for another view of
+        this step (``views``)."""
         data: dict[str, Any] = {"round": self.round, "phase": self.stage}
         if seat is not None:
             data["seat"] = seat
@@ -634,16 +636,29 @@ class MistyState(GameState):
         data["hands"] = hands
         data["windows"] = [self.window_view(s) for s in range(self.n)]
         data["active"] = self.active
-        data["log"] = copy_json(self.log)
+        shared = shared or self.record_of_play()
+        data["log"] = shared["log"]
         data["round_wins"] = self.round_wins()
         data["points"] = self.total_points()
-        data["rounds"] = [
-            {"round": r["round"], "points": list(r["points"]), "winners": list(r["winners"]),
-             "windows": [[{"row": row, "col": col, "cards": [card_json(i) for i in stack]}
-                          for row, col, stack in window] for window in r["windows"]]}
-            for r in self.rounds
-        ]
+        data["rounds"] = shared["rounds"]
         return data
+
+    def record_of_play(self) -> dict[str, Any]:
+        """The log and the finished rounds, as every view shows them (fresh copies)."""
+        return {
+            "log": copy_json(self.log),
+            "rounds": [
+                {"round": r["round"], "points": list(r["points"]), "winners": list(r["winners"]),
+                 "windows": [[{"row": row, "col": col, "cards": [card_json(i) for i in stack]}
+                              for row, col, stack in window] for window in r["windows"]]}
+                for r in self.rounds
+            ],
+        }
+
+    def views(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The record of play, the views' longest part and the same for everyone, built once."""
+        shared = self.record_of_play()
+        return self.view(None, shared), [self.view(seat, shared) for seat in range(self.n)]
 
     def observation(self, seat: int) -> dict[str, Any]:
         return self.view(seat)

@@ -680,8 +680,10 @@ class TrickyTwistState(GameState):
                 "take_back": [{"seat": s, "card": card_json(c) if c else None}
                               for s, c in rec["take_back"]]}
 
-    def observation(self, seat: int) -> dict[str, Any]:
-        obs = self.public_part()
+    def observation(self, seat: int, public: dict[str, Any] | None = None) -> dict[str, Any]:
+        """``public``: the public part already built for another view of this step (``views``),
+        copied at its top level only."""
+        obs = self.public_part() if public is None else dict(public)
         obs["seat"] = seat
         obs["hand"] = cards_json(self.hands[seat])
         # the reserve's cards, sorted: its order is unknown even to its owner
@@ -694,6 +696,11 @@ class TrickyTwistState(GameState):
 
     def public_view(self) -> dict[str, Any]:
         return self.public_part()
+
+    def views(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """One public part for the spectator and every seat (they share its lists; the state shares none)."""
+        public = self.public_part()
+        return public, [self.observation(seat, public) for seat in range(self.n)]
 
     # ================================================================== positions
     def position_state(self) -> dict[str, Any]:

@@ -486,7 +486,9 @@ class TussieMussieState(GameState):
             for c in self.hands[hand]
         ]
 
-    def view(self, viewer: int | None) -> dict[str, Any]:
+    def view(self, viewer: int | None, rounds: list | None = None) -> dict[str, Any]:
+        """What ``viewer`` (None: a spectator) sees; ``rounds``, a copy of the finished rounds'
+        records already made for another view of this step (``views``)."""
         data: dict[str, Any] = {
             "game": "tussie-mussie",
             "variant": self.config.variant,
@@ -502,7 +504,8 @@ class TussieMussieState(GameState):
             "out_of_round": [
                 tile_json(t) if self.saw(viewer, seen) else HIDDEN for t, seen in self.out
             ],
-            "rounds": copy_json(self.history),  # a fresh copy: views never alias the state
+            # a fresh copy: views never alias the state
+            "rounds": copy_json(self.history) if rounds is None else rounds,
         }
         if self.offer is not None:
             mine = viewer == self.offerer()
@@ -539,6 +542,16 @@ class TussieMussieState(GameState):
 
     def public_view(self) -> dict[str, Any]:
         return self.view(None)
+
+    def views(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The finished rounds, the views' longest part and the same for everyone, copied once."""
+        rounds = copy_json(self.history)
+        seats = []
+        for seat in range(self.config.players):
+            data = self.view(seat, rounds)
+            data["seat"] = seat
+            seats.append(data)
+        return self.view(None, rounds), seats
 
     # ------------------------------------------------------------------ result
     def totals(self) -> list[int]:
