@@ -218,42 +218,47 @@ class Resimulation:
 
 
 def iter_views(header: dict[str, Any], log: list[dict[str, Any]], labels: list[str] | None = None,
-               public_labels: list[str] | None = None) -> Iterator[tuple[Any, list[Any]] | dict]:
-    """By re-simulation: every step's public view and per-seat observations, then the result; with
-    ``labels`` (and ``public_labels``), each step's action label (and public label) is appended to
-    it on the way.
+               public_labels: list[str] | None = None, spectator: bool = True
+               ) -> Iterator[tuple[Any, list[Any]] | dict]:
+    """By re-simulation: every step's public view (None without ``spectator``) and per-seat
+    observations, then the result; with ``labels`` (and ``public_labels``), each step's action
+    label (and public label) is appended to it on the way.
 
     Views are compared as the engines make them: engines speak plain JSON types only (docs/engines.md),
     so no JSON round trip is needed (it would cost more than the game itself).
     """
     sim = Resimulation(header, log)
-    yield sim.state.views()
+    yield sim.state.views(spectator)
     for step in sim.steps(labels=labels is not None or public_labels is not None):
         if labels is not None:
             labels.append(step.label)
         if public_labels is not None:
             public_labels.append(step.public_label)
-        yield step.state.views()
+        yield step.state.views(spectator)
     yield sim.result()
 
 
-def record_views(header: dict[str, Any], log: list[dict[str, Any]]
+def record_views(header: dict[str, Any], log: list[dict[str, Any]], public_frames: list[dict] | None = None
                  ) -> tuple[list, list[list], dict, list[str], list[str]]:
-    """The encoded public and per-seat frames, the result, the actions' labels and public labels."""
+    """The encoded public and per-seat frames, the result, the actions' labels and public labels.
+    ``public_frames``: the public frames a host encoded as the match went (one per step, from the
+    same engine): they are not derived a second time."""
+    spectator = public_frames is None or len(public_frames) != len(log) + 1
     public = FrameEncoder()
     seats = [FrameEncoder() for _ in range(header["players"])]
     result: dict = {}
     labels: list[str] = []
     public_labels: list[str] = []
-    for item in iter_views(header, log, labels, public_labels):
+    for item in iter_views(header, log, labels, public_labels, spectator):
         if isinstance(item, dict):
             result = item
             break
         view, observations = item
-        public.add(view)
+        if spectator:
+            public.add(view)
         for encoder, observation in zip(seats, observations):
             encoder.add(observation)
-    return public.frames, [s.frames for s in seats], result, labels, public_labels
+    return public.frames if spectator else public_frames, [s.frames for s in seats], result, labels, public_labels
 
 
 # ---------------------------------------------------------------------- build, store, check
@@ -295,10 +300,11 @@ def bot_log_steps(match: Match) -> list[dict]:
             for line in match.bot_logs]
 
 
-def assemble_replay(header: dict, log: list[dict], bot_logs: list[dict], expected: dict) -> dict[str, Any]:
-    """The replay, every view re-derived by the engine from the seed and the log; its result must
-    be the match's."""
-    public, seats, result, labels, public_labels = record_views(header, log)
+def assemble_replay(header: dict, log: list[dict], bot_logs: list[dict], expected: dict,
+                    public_frames: list[dict] | None = None) -> dict[str, Any]:
+    """The replay, every view re-derived by the engine from the seed and the log (the public ones
+    taken from ``public_frames`` where the host kept them); its result must be the match's."""
+    public, seats, result, labels, public_labels = record_views(header, log, public_frames)
     if result != expected:
         raise ReplayError("re-simulating the match did not give its result")
     return {
@@ -313,9 +319,11 @@ def assemble_replay(header: dict, log: list[dict], bot_logs: list[dict], expecte
     }
 
 
-def packed_replay(header: dict, log: list[dict], bot_logs: list[dict], expected: dict) -> bytes:
+def packed_replay(header: dict, log: list[dict], bot_logs: list[dict], expected: dict,
+                  public_frames: list[dict] | None = None) -> bytes:
     """The replay, gzipped: what a referee stores and hands over (run in a process of its own)."""
-    data = json.dumps(assemble_replay(header, log, bot_logs, expected), separators=(",", ":")).encode()
+    replay = assemble_replay(header, log, bot_logs, expected, public_frames)
+    data = json.dumps(replay, separators=(",", ":")).encode()
     return gzip.compress(data, mtime=0)
 
 

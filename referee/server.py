@@ -604,11 +604,13 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         if match.finished:
             header, log_, bot_logs, expected = replay_parts(match, room.versions)
             room.bot_logs = bot_logs
+            # the public frames FollowMatch streamed are the replay's own: not derived twice
+            public = room.follow_frames.frames if room.follow_frames is not None else None
             # re-simulated and gzipped once, in a process of the replay pool (off the event loop and
             # its GIL); kept compressed (a long replay is megabytes of JSON as Python objects)
             try:
                 room.replay_gz = await asyncio.get_running_loop().run_in_executor(
-                    replay_pool(), packed_replay, header, log_, bot_logs, expected)
+                    replay_pool(), packed_replay, header, log_, bot_logs, expected, public)
                 await asyncio.to_thread(self.store_replay, room.id, room.replay_gz)
             except Exception:  # never leave the followers hanging: the result stands, without a replay
                 log.exception("match %s: the replay could not be built", room.id)

@@ -51,13 +51,14 @@ class RefereeProcess:
         return [("authorization", f"Bearer {self.operator}")]
 
     def create(self, game: str, players: int, seed: int = 1, variant: str = "", options: dict | None = None,
-               move_limit: float = 2.0, bank: float = 10.0, remote: list[str] | None = None) -> referee_pb2.CreateMatchResponse:
+               move_limit: float = 2.0, bank: float = 10.0, remote: list[str] | None = None,
+               record_frames: bool = False) -> referee_pb2.CreateMatchResponse:
         seats = [referee_pb2.SeatSetup(bot=f"bot{i}", remote_bot=(remote or [""] * players)[i]) for i in range(players)]
         return self.stub.CreateMatch(referee_pb2.CreateMatchRequest(
             protocol_version=PV, game=game, variant=variant, seed=seed,
             options={k: wire.option_value(v) for k, v in (options or {}).items()},
             time_control=referee_pb2.TimeControl(move_limit_seconds=move_limit, bank_seconds=bank),
-            seats=seats), metadata=self.auth)
+            seats=seats, record_frames=record_frames), metadata=self.auth)
 
     def replay(self, match_id: str, operator: bool = True, api_token: str = "") -> dict[str, Any]:
         chunks = self.stub.GetReplay(referee_pb2.GetReplayRequest(protocol_version=PV, match_id=match_id,

@@ -2,6 +2,8 @@
 or as raw streams that misbehave on purpose."""
 from __future__ import annotations
 
+import concurrent.futures
+import gzip
 import json
 import os
 import subprocess
@@ -18,6 +20,7 @@ from bots_sdk import RandomBot
 from bots_sdk.local import play_match
 from parlour.v1 import referee_pb2
 from referee import wire
+from referee.client import RefereeClient
 from referee.games import GAMES
 from referee.replay import Resimulation, check_replay
 from referee_process import PV, ROOT, RawSeat, RefereeProcess, bot_process, remote_bot_process
@@ -102,6 +105,26 @@ def test_every_game_through_the_referee_equals_in_process(referee, game) -> None
     assert strip(replay["log"]) == strip(local.log), "same seed, same bots: same action log"
     assert replay["result"]["scores"] == local.result["scores"]
     assert replay["result"]["ranks"] == local.result["ranks"]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_followed_replay_checks_out(referee, game) -> None:
+    """The operator's road: the public frames streamed as play went are the replay's own (not
+    derived twice), so the replay is checked against a full re-simulation here."""
+    players = max(GAMES[game].variant(None).player_counts)
+    created = referee.create(game, players, seed=32, record_frames=True)
+    frames: list[str] = []
+    client = RefereeClient(referee.address, referee.operator)
+    following = concurrent.futures.ThreadPoolExecutor(1).submit(
+        client.follow, created.match_id, 120, lambda first, batch: frames.extend(batch))
+    bots = [bot_process(referee.address, t) for t in created.seat_tokens]
+    for b in bots:
+        assert b.wait(120) == 0, b.stderr.read()
+    outcome = following.result(120)
+    replay = json.loads(gzip.decompress(outcome.replay_gz))
+    assert check_replay(replay) == []
+    assert [json.loads(f) for f in frames] == replay["public"]
+    client.close()
 
 
 def test_unix_socket(referee) -> None:

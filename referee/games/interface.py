@@ -365,13 +365,15 @@ class GameState(ABC):
     def public_view(self) -> JSON:
         """What a spectator sees."""
 
-    def views(self) -> tuple[JSON, list[JSON]]:
-        """The public view and every seat's observation at once (what a replay records per step).
-        They equal ``public_view()`` and ``observation(seat)`` and never share anything with the
-        state, but may share parts with each other: an engine whose views are one table plus each
-        seat's own parts overrides this to build the table once (a replay builds these at every
-        step, so it is the referee's heaviest work per match)."""
-        return self.public_view(), [self.observation(seat) for seat in range(self.config.players)]
+    def views(self, spectator: bool = True) -> tuple[JSON | None, list[JSON]]:
+        """The public view (None with ``spectator=False``: a host that kept it as play went) and
+        every seat's observation at once (what a replay records per step). They equal
+        ``public_view()`` and ``observation(seat)`` and never share anything with the state, but
+        may share parts with each other: an engine whose views are one table plus each seat's own
+        parts overrides this to build the table once (a replay builds these at every step, so it
+        is the referee's heaviest work per match)."""
+        public = self.public_view() if spectator else None
+        return public, [self.observation(seat) for seat in range(self.config.players)]
 
     @abstractmethod
     def is_terminal(self) -> bool: ...

@@ -499,10 +499,11 @@ class BszzzzState(GameState):
         view["submitted"] = None  # the same keys as a seat's view (a spectator never submits)
         return view
 
-    def views(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def views(self, spectator: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """One table for the spectator and every seat (they share its lists; the state shares none)."""
         table = self._table_view()
-        return dict(table, submitted=None), [self._seat_view(table, seat) for seat in range(self.n)]
+        public = dict(table, submitted=None) if spectator else None
+        return public, [self._seat_view(table, seat) for seat in range(self.n)]
 
     # ------------------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:

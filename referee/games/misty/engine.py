@@ -655,10 +655,10 @@ class MistyState(GameState):
             ],
         }
 
-    def views(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def views(self, spectator: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """The record of play, the views' longest part and the same for everyone, built once."""
         shared = self.record_of_play()
-        return self.view(None, shared), [self.view(seat, shared) for seat in range(self.n)]
+        return (self.view(None, shared) if spectator else None), [self.view(seat, shared) for seat in range(self.n)]
 
     def observation(self, seat: int) -> dict[str, Any]:
         return self.view(seat)

@@ -697,10 +697,10 @@ class TrickyTwistState(GameState):
     def public_view(self) -> dict[str, Any]:
         return self.public_part()
 
-    def views(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def views(self, spectator: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """One public part for the spectator and every seat (they share its lists; the state shares none)."""
         public = self.public_part()
-        return public, [self.observation(seat, public) for seat in range(self.n)]
+        return (public if spectator else None), [self.observation(seat, public) for seat in range(self.n)]
 
     # ================================================================== positions
     def position_state(self) -> dict[str, Any]:

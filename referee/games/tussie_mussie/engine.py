@@ -543,7 +543,7 @@ class TussieMussieState(GameState):
     def public_view(self) -> dict[str, Any]:
         return self.view(None)
 
-    def views(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def views(self, spectator: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """The finished rounds, the views' longest part and the same for everyone, copied once."""
         rounds = copy_json(self.history)
         seats = []
@@ -551,7 +551,7 @@ class TussieMussieState(GameState):
             data = self.view(seat, rounds)
             data["seat"] = seat
             seats.append(data)
-        return self.view(None, rounds), seats
+        return (self.view(None, rounds) if spectator else None), seats
 
     # ------------------------------------------------------------------ result
     def totals(self) -> list[int]:
