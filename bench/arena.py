@@ -194,7 +194,8 @@ class Platform:
         self.root = Path(__file__).resolve().parents[1]
         self.folder = tempfile.TemporaryDirectory()
         base = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-        url = base.rsplit("/", 1)[0] + "/14" if base.count("/") > 2 else base + "/14"  # a db of its own
+        db = os.environ.get("PARLOUR_BENCH_REDIS_DB", "14")  # a db of its own (two benches: two dbs)
+        url = base.rsplit("/", 1)[0] + f"/{db}" if base.count("/") > 2 else base + f"/{db}"
         redis.Redis.from_url(url).flushdb()
         token = secrets.token_hex(8)
         self.env = dict(os.environ, PARLOUR_HOME=self.folder.name, REDIS_URL=url, PARLOUR_WORKERS=str(concurrency))

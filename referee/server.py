@@ -457,7 +457,10 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                     break
                 seats = match.pending()
                 requests = {s: match.request(s) for s in seats}
-                answers = await asyncio.gather(*(self.ask(room, s, requests[s]) for s in seats))
+                if len(seats) == 1:  # the usual case: no task and no gather for one seat
+                    answers = [await self.ask(room, seats[0], requests[seats[0]])]
+                else:
+                    answers = await asyncio.gather(*(self.ask(room, s, requests[s]) for s in seats))
                 arrivals = sorted(zip(seats, answers), key=lambda item: item[1][0])
                 replies = [(s, reply) for s, (_, reply) in arrivals]
                 before = len(match.log)
@@ -528,8 +531,9 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                     if wait <= 0:
                         return time.monotonic(), Reply(think_time=watch.elapsed(), error="timeout")
                 try:
-                    arrived, lag, item = await asyncio.wait_for(seat.inbox.get(), wait)
-                except asyncio.TimeoutError:
+                    async with asyncio.timeout(wait):  # no task per wait, unlike wait_for
+                        arrived, lag, item = await seat.inbox.get()
+                except TimeoutError:
                     continue  # measured again: the referee's own lag is not the bot's time
                 if item is None or item == "handed":  # a stream closed (wait for a resume), or the clock started
                     continue
