@@ -459,8 +459,11 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 requests = {s: match.request(s) for s in seats}
                 if len(seats) == 1:  # the usual case: no task and no gather for one seat
                     answers = [await self.ask(room, seats[0], requests[seats[0]])]
-                else:
-                    answers = await asyncio.gather(*(self.ask(room, s, requests[s]) for s in seats))
+                else:  # a simultaneous window: the seats' views share a table, built and encoded once
+                    _, views = match.state.views(spectator=False)
+                    observations = wire.observation_messages(match.config.game, [views[s] for s in seats])
+                    answers = await asyncio.gather(*(self.ask(room, s, requests[s], observation)
+                                                     for s, observation in zip(seats, observations)))
                 arrivals = sorted(zip(seats, answers), key=lambda item: item[1][0])
                 replies = [(s, reply) for s, (_, reply) in arrivals]
                 before = len(match.log)
@@ -487,7 +490,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         except asyncio.TimeoutError:
             pass  # absent seats fault (and are forfeited) like disconnected ones
 
-    async def ask(self, room: Room, seat_index: int, request) -> tuple[float, Reply]:
+    async def ask(self, room: Room, seat_index: int, request,
+                  observation: referee_pb2.Observation | None = None) -> tuple[float, Reply]:
         """Send one decision and wait for its answer until the seat's think time (``clock.py``)
         passes the deadline; a lost connection gets the grace period to resume (the decision is
         sent again to the new stream, and the time away is not charged)."""
@@ -497,7 +501,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         legal = request.legal_actions
         message = referee_pb2.RefereeMessage(decision=referee_pb2.Decision(
             protocol_version=PV, decision_id=request.decision_id,
-            observation=wire.observation_message(game, request.observe()),
+            observation=observation if observation is not None else wire.observation_message(game, request.observe()),
             legal_actions=[referee_pb2.LegalAction(action=wire.action_message(game, a), label=request.label(a))
                            for a in legal],
             deadline_seconds=request.deadline, bank_seconds=request.bank))

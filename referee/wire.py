@@ -230,6 +230,49 @@ def observation_message(game_id: str, view: dict[str, Any]) -> referee_pb2.Obser
     return referee_pb2.Observation(**{name: build(cls, view, "observation")})
 
 
+def observation_messages(game_id: str, views: list[dict[str, Any]]) -> list[referee_pb2.Observation]:
+    """The messages of several seats' views of one moment (``GameState.views``), which may share
+    parts: a part shared by identity (the table of a simultaneous window) is converted once."""
+    name, cls = _game_class(referee_pb2.Observation, game_id)
+    built: dict[int, tuple[Any, Any]] = {}  # id(part) -> (part, its message or messages)
+    messages = []
+    for view in views:
+        try:
+            message = cls(**_shared_arguments(cls.DESCRIPTOR, view, built))
+        except Exception:
+            message = fill(cls(), view, "observation")  # slow, but names the key that does not fit
+        messages.append(referee_pb2.Observation(**{name: message}))
+    return messages
+
+
+def _shared_arguments(descriptor: Descriptor, data: dict[str, Any], built: dict[int, tuple[Any, Any]]) -> dict[str, Any]:
+    """``_arguments`` for a view whose top-level parts other views may share: each message-typed
+    part is built once (the constructor copies a built message) and looked up by identity."""
+    _, fields = _plan(descriptor)
+    out = {}
+    for key, value in data.items():
+        kind, sub, nullable = fields[key]
+        if value is None:
+            if not nullable:
+                raise WireError(f"{key}: null for a field that is not nullable")
+            continue
+        if sub is None:
+            out[key] = value
+            continue
+        hit = built.get(id(value))
+        if hit is None:
+            make = GetMessageClass(sub)
+            if kind == "list":
+                part = [make(**_arguments(sub, v)) for v in value]
+            elif kind == "one":
+                part = make(**_arguments(sub, value))
+            else:
+                part = {k: make(**_arguments(sub, v)) for k, v in value.items()}
+            hit = built[id(value)] = (value, part)  # the value is kept: its id is not reused meanwhile
+        out[key] = hit[1]
+    return out
+
+
 def observation_json(message: referee_pb2.Observation) -> dict[str, Any]:
     which = message.WhichOneof("game")
     if which is None:
