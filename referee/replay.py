@@ -46,10 +46,15 @@ KEYFRAME_EVERY = 25
 
 
 # ---------------------------------------------------------------------- deltas
-def diff(old: Any, new: Any) -> dict | None:
+def diff(old: Any, new: Any, shared: dict | None = None) -> dict | None:
     """A delta that turns ``old`` into ``new`` (None when equal): ``{"v": value}`` replaces,
     ``{"o": {key: delta}, "x": [deleted keys]}`` patches an object, ``{"l": {index: delta}}`` a
-    list of the same length, ``{"a": [items]}`` appends to a list (logs of play only grow)."""
+    list of the same length, ``{"a": [items]}`` appends to a list (logs of play only grow).
+
+    ``shared``: the deltas of an object's top-level values already computed between the same two
+    values (by identity), for views of one step that share parts (``GameState.views``)."""
+    if old is new:
+        return None
     if old == new and type(old) is type(new):
         return None
     if isinstance(old, dict) and isinstance(new, dict):
@@ -58,7 +63,13 @@ def diff(old: Any, new: Any) -> dict | None:
             if key not in old:
                 changes[key] = {"v": value}
             else:
-                sub = diff(old[key], value)
+                if shared is None:
+                    sub = diff(old[key], value)
+                else:
+                    pair = (id(old[key]), id(value))
+                    if pair not in shared:  # both values are kept too, so their ids stay theirs
+                        shared[pair] = (diff(old[key], value), old[key], value)
+                    sub = shared[pair][0]
                 if sub is not None:
                     changes[key] = sub
         delta: dict[str, Any] = {"o": changes}
@@ -104,11 +115,12 @@ class FrameEncoder:
         self.frames: list[dict] = []
         self.previous: Any = None
 
-    def add(self, view: Any) -> None:
+    def add(self, view: Any, shared: dict | None = None) -> None:
+        """``shared``: see :func:`diff` (one dict for the views of one step)."""
         if len(self.frames) % KEYFRAME_EVERY == 0:
             self.frames.append({"k": view})
         else:
-            self.frames.append({"d": diff(self.previous, view) or {"o": {}}})
+            self.frames.append({"d": diff(self.previous, view, shared) or {"o": {}}})
         self.previous = view
 
 
@@ -256,8 +268,9 @@ def record_views(header: dict[str, Any], log: list[dict[str, Any]], public_frame
         view, observations = item
         if spectator:
             public.add(view)
+        shared: dict = {}  # the seats' views share parts: each part's delta is computed once
         for encoder, observation in zip(seats, observations):
-            encoder.add(observation)
+            encoder.add(observation, shared)
     return public.frames if spectator else public_frames, [s.frames for s in seats], result, labels, public_labels
 
 
