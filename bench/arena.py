@@ -228,15 +228,15 @@ class Platform:
                               capture_output=True, text=True)
 
     def cpu_split(self) -> dict[str, float]:
-        """CPU seconds so far: the referee (with the processes that build its replays), the bots
-        (the workers' warm bot processes), the workers themselves (Celery, the runner, recording
-        with SQLite in-process, the Redis client) and the Redis server."""
-        split = {"referee": 0.0, "bots": 0.0, "worker": 0.0}
+        """CPU seconds so far: the referee (its event loop: the matches, gRPC) and the processes
+        that build its replays, the bots (the workers' warm bot processes), the workers themselves
+        (Celery, the runner, recording, the Redis client) and the Redis server."""
+        split = {"referee": 0.0, "replays": 0.0, "bots": 0.0, "worker": 0.0}
         for one in self.referees:
             referee = self.psutil.Process(one.pid)
-            for process in [referee, *referee.children(recursive=True)]:  # its replay pool included
+            for process in [referee, *referee.children(recursive=True)]:
                 try:
-                    split["referee"] += cpu_seconds(process)
+                    split["referee" if process.pid == referee.pid else "replays"] += cpu_seconds(process)
                 except self.psutil.NoSuchProcess:
                     pass
         for worker in self.workers:
