@@ -15,10 +15,16 @@ def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> bool
     """The one function that records a match of any kind: the seats' rows from the referee's
     result rows, the result, the replay's path and the ratings, in one transaction; False if the
     match was recorded already. ``played=None`` aborts the match unplayed, for ``aborted``'s reason."""
+    return record_match(match_id, played, aborted) is not None
+
+
+def record_match(match_id: int, played: PlayedMatch | None, aborted: str = "") -> Match | None:
+    """``record``, bringing back the match as this call recorded it (None: recorded already), so
+    what follows the recording need not read it again."""
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match_id)
         if match.status in (Match.FINISHED, Match.ABORTED):
-            return False
+            return None
         match.finished = timezone.now()
         outcome = played.outcome if played else None
         if outcome is None or not outcome.finished:
@@ -27,8 +33,8 @@ def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> bool
             # platform's cap, an operator's decision) leaves the match unplayed: its tournament halts
             match.result = ({"aborted": outcome.status} if outcome else
                             {"aborted": aborted or "no result", "unplayed": True})
-            match.save()
-            return True
+            match.save(update_fields=["finished", "status", "result"])
+            return match
         seats = list(match.seats.order_by("seat"))
         # a forfeited seat ranks last in every count the site keeps (standings, crosstables, lists);
         # what its autopilot scored stays in the result and the replay
@@ -42,7 +48,8 @@ def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> bool
                                             for seat, lines in sorted(played.sandbox_lines.items()) for line in lines]
         match.replay_path = played.replay_path
         match.status = Match.FINISHED
-        match.save()
+        # only what recording changes: the rest of the row is as the lock read it
+        match.save(update_fields=["finished", "status", "result", "replay_path"])
         if match.rated:
-            rate_match(match)
-    return True
+            rate_match(match, seats)
+    return match
