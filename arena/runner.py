@@ -127,8 +127,7 @@ def play(match: Match) -> PlayedMatch:
         match.game, match.variant, match.options, match.seed, TimeControl(**match.time_control), [p.name for p in plan],
         [p.remote_bot for p in plan], [p.attributes for p in plan], [p.version for p in plan], record_frames=True)
     client = referee_at(created.referee_address)  # every seat connects where the match lives
-    live = LiveMatch(match.pk)
-    live.held_by(created.referee_id)
+    live = LiveMatch(match.pk, referee_id=created.referee_id)
     pool = pool_for(client)
     bots: dict[int, WarmBot] = {}
     outcome: MatchOutcome | None = None
