@@ -11,6 +11,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from .models import BotVersion, Match, MatchSeat, Rating, RatingHistory
+from .rows import update_rows
 from .stats import forfeit_last
 
 MODEL = PlackettLuce()
@@ -71,11 +72,11 @@ def rate_match(match: Match, seats: list[MatchSeat] | None = None) -> None:
     updated = MODEL.rate(teams, ranks=ranks)
     for rank, rating, team in zip(ranks, ratings, updated):
         rating.mu, rating.sigma = team[0].mu, team[0].sigma
-        rating.conservative = rating.mu - 3 * rating.sigma  # what Rating.save keeps; bulk_update skips save
+        rating.conservative = rating.mu - 3 * rating.sigma  # what Rating.save keeps; update_rows skips save
         rating.games += 1
         rating.wins += rank == 1
     # one UPDATE and one INSERT for all seats; only the live rating's columns (a refit writes the fit's)
-    Rating.objects.bulk_update(ratings, ["mu", "sigma", "conservative", "games", "wins"])
+    update_rows(ratings, ["mu", "sigma", "conservative", "games", "wins"])
     RatingHistory.objects.bulk_create([RatingHistory(rating=r, match=match, mu=r.mu, sigma=r.sigma) for r in ratings])
     from . import editions  # here: editions reads this module's ladder_game
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from .models import Match, MatchSeat
+from .models import Match
 from .ratings import rate_match
+from .rows import update_rows
 from .runner import PlayedMatch
 from .stats import forfeit_last
 
@@ -41,7 +42,7 @@ def record_match(match_id: int, played: PlayedMatch | None, aborted: str = "") -
         ranks = forfeit_last([row.rank for row in outcome.seats], [row.status for row in outcome.seats])
         for seat, row, rank in zip(seats, outcome.seats, ranks):
             seat.score, seat.rank, seat.status = row.score, rank, row.status
-        MatchSeat.objects.bulk_update(seats, ["score", "rank", "status"])
+        update_rows(seats, ["score", "rank", "status"])
         match.result = dict(outcome.result)
         if played.sandbox_lines:  # the sandboxes' verdicts on faulted bots, for their owners
             match.result["sandbox_logs"] = [{"seat": seat, "line": line}
