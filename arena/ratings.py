@@ -27,11 +27,6 @@ def ladder_game(key: str) -> str:
     return key.split("/", 1)[0]
 
 
-def rating_for(ladder: str, version: BotVersion) -> Rating:
-    existing = Rating.objects.filter(ladder=ladder, bot_version=version).first()
-    return existing or first_rating(ladder, version)
-
-
 def first_rating(ladder: str, version: BotVersion) -> Rating:
     """A version's first rating on a ladder: its predecessor's mu, a fresh sigma."""
     previous = (Rating.objects.filter(ladder=ladder, bot_version__bot=version.bot_id,
@@ -47,8 +42,9 @@ def ratings_of(ladder: str, version_ids: list[int]) -> list[Rating]:
     match on the ladder creates its rating)."""
     found = {r.bot_version_id: r for r in Rating.objects.filter(ladder=ladder, bot_version_id__in=version_ids)}
     missing = [pk for pk in version_ids if pk not in found]
-    for version in BotVersion.objects.filter(pk__in=missing):
-        found[version.pk] = first_rating(ladder, version)
+    if missing:  # a version's first match on this ladder
+        for version in BotVersion.objects.filter(pk__in=missing):
+            found[version.pk] = first_rating(ladder, version)
     return [found[pk] for pk in version_ids]
 
 
