@@ -48,11 +48,12 @@ def ratings_of(ladder: str, version_ids: list[int]) -> list[Rating]:
     return [found[pk] for pk in version_ids]
 
 
-def rate_match(match: Match, seats: list[MatchSeat] | None = None) -> None:
+def rate_match(match: Match, seats: list[MatchSeat] | None = None) -> bool:
     """Update the ratings of every seat of a recorded match (call inside its transaction);
-    ``seats``: its seats as the recording just wrote them (else read here)."""
+    ``seats``: its seats as the recording just wrote them (else read here). True when it rated:
+    the ratings are bulk-written, so the caller renews the game's ladder edition (arena.editions)."""
     if match.variant == "solo" or match.status != Match.FINISHED:
-        return
+        return False
     if seats is None:
         seats = list(match.seats.all())
     version_ids = [s.bot_version_id for s in seats]
@@ -74,6 +75,4 @@ def rate_match(match: Match, seats: list[MatchSeat] | None = None) -> None:
     # one UPDATE and one INSERT for all seats; only the live rating's columns (a refit writes the fit's)
     update_rows(ratings, ["mu", "sigma", "conservative", "games", "wins"])
     RatingHistory.objects.bulk_create([RatingHistory(rating=r, match=match, mu=r.mu, sigma=r.sigma) for r in ratings])
-    from . import editions  # here: editions reads this module's ladder_game
-
-    editions.renew(ladder_game(ladder))  # a bulk write sends no signal: the ladder pages show the ratings
+    return True

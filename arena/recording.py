@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from . import editions
 from .models import Match
 from .ratings import rate_match
 from .rows import update_rows
@@ -51,6 +52,6 @@ def record_match(match_id: int, played: PlayedMatch | None, aborted: str = "") -
         match.status = Match.FINISHED
         # only what recording changes: the rest of the row is as the lock read it
         match.save(update_fields=["finished", "status", "result", "replay_path"])
-        if match.rated:
-            rate_match(match, seats)
+        if match.rated and rate_match(match, seats):
+            editions.renew(match.game)  # the ratings were bulk-written: no signal renews the ladder pages
     return match
