@@ -10,12 +10,14 @@ from .models import Match
 log = logging.getLogger("parlour.arena")
 
 
-def finish(match_id: int) -> None:
+def finish(match_id: int, recorded: Match | None = None) -> None:
+    """``recorded``: the match as its recording left it, when the caller has it (else read here)."""
+    match = recorded or Match.objects.get(pk=match_id)
     try:
-        live.recorded(match_id, Match.objects.values_list("status", flat=True).get(pk=match_id))
+        live.recorded(match_id, match.status)
     except Exception as exc:  # noqa: BLE001 - Redis down: the live frames expire by themselves
         log.warning("match %s: could not end its live frames: %s", match_id, exc)
-    after_match(Match.objects.get(pk=match_id))
+    after_match(match)
 
 
 def after_match(match: Match) -> None:

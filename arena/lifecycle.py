@@ -41,12 +41,19 @@ def backoff(failures: int) -> float:
 def claim(match_id: int, worker: str) -> int | None:
     """Start an attempt at a scheduled match; its number, or None if the match is not scheduled
     (recorded already, or being played by another attempt)."""
+    match = claim_match(match_id, worker)
+    return match.attempts if match is not None else None
+
+
+def claim_match(match_id: int, worker: str) -> Match | None:
+    """``claim``, bringing back the claimed row as it now is (its ``attempts`` the attempt's number):
+    the one read the player needs, so it does not read the match again."""
     with transaction.atomic():
         claimed = Match.objects.filter(pk=match_id, status=Match.SCHEDULED).update(
             status=Match.RUNNING, worker=worker, started=timezone.now(), attempts=F("attempts") + 1)
         if not claimed:
             return None
-        return Match.objects.values_list("attempts", flat=True).get(pk=match_id)
+        return Match.objects.get(pk=match_id)
 
 
 def hand_back(match_id: int, attempt: int, reason: str) -> bool:

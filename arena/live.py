@@ -70,7 +70,9 @@ class LiveMatch:
     """The runner's side: publish one match's frames as they come. Live frames are for watching:
     when Redis cannot take them the match is played and recorded all the same (a warning)."""
 
-    def __init__(self, match_id: int, client: redis.Redis | None = None) -> None:
+    def __init__(self, match_id: int, client: redis.Redis | None = None, referee_id: str = "") -> None:
+        """``referee_id``: the referee of the fleet that holds the match (``held_by``), said in the
+        same round trip."""
         self.match_id = match_id
         self.working = True
         try:
@@ -78,6 +80,8 @@ class LiveMatch:
             pipe = self.redis.pipeline(transaction=False)
             pipe.delete(frames_key(match_id), first_key(match_id))  # a replayed task starts afresh
             pipe.sadd(PLAYING, match_id)
+            if referee_id:
+                pipe.set(referee_key(match_id), referee_id, ex=EXPIRE_RUNNING)
             pipe.execute()
         except (redis.RedisError, ValueError) as exc:
             self.failed(exc)

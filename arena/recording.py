@@ -5,8 +5,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from .models import Match, MatchSeat
+from . import editions
+from .models import Match
 from .ratings import rate_match
+from .rows import update_rows
 from .runner import PlayedMatch
 from .stats import forfeit_last
 
@@ -15,10 +17,16 @@ def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> bool
     """The one function that records a match of any kind: the seats' rows from the referee's
     result rows, the result, the replay's path and the ratings, in one transaction; False if the
     match was recorded already. ``played=None`` aborts the match unplayed, for ``aborted``'s reason."""
+    return record_match(match_id, played, aborted) is not None
+
+
+def record_match(match_id: int, played: PlayedMatch | None, aborted: str = "") -> Match | None:
+    """``record``, bringing back the match as this call recorded it (None: recorded already), so
+    what follows the recording need not read it again."""
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match_id)
         if match.status in (Match.FINISHED, Match.ABORTED):
-            return False
+            return None
         match.finished = timezone.now()
         outcome = played.outcome if played else None
         if outcome is None or not outcome.finished:
@@ -27,22 +35,23 @@ def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> bool
             # platform's cap, an operator's decision) leaves the match unplayed: its tournament halts
             match.result = ({"aborted": outcome.status} if outcome else
                             {"aborted": aborted or "no result", "unplayed": True})
-            match.save()
-            return True
+            match.save(update_fields=["finished", "status", "result"])
+            return match
         seats = list(match.seats.order_by("seat"))
         # a forfeited seat ranks last in every count the site keeps (standings, crosstables, lists);
         # what its autopilot scored stays in the result and the replay
         ranks = forfeit_last([row.rank for row in outcome.seats], [row.status for row in outcome.seats])
         for seat, row, rank in zip(seats, outcome.seats, ranks):
             seat.score, seat.rank, seat.status = row.score, rank, row.status
-        MatchSeat.objects.bulk_update(seats, ["score", "rank", "status"])
+        update_rows(seats, ["score", "rank", "status"])
         match.result = dict(outcome.result)
         if played.sandbox_lines:  # the sandboxes' verdicts on faulted bots, for their owners
             match.result["sandbox_logs"] = [{"seat": seat, "line": line}
                                             for seat, lines in sorted(played.sandbox_lines.items()) for line in lines]
         match.replay_path = played.replay_path
         match.status = Match.FINISHED
-        match.save()
-        if match.rated:
-            rate_match(match)
-    return True
+        # only what recording changes: the rest of the row is as the lock read it
+        match.save(update_fields=["finished", "status", "result", "replay_path"])
+        if match.rated and rate_match(match, seats):
+            editions.renew(match.game)  # the ratings were bulk-written: no signal renews the ladder pages
+    return match

@@ -23,7 +23,7 @@ from referee.timecontrol import TimeControl
 
 from .bot_pool import BotKey, WarmBot, pool_for
 from .live import LiveMatch
-from .models import Bot, BotVersion, Match
+from .models import Bot, Match
 from .routing import holder_of
 from .timing import match_time_limit
 
@@ -64,10 +64,10 @@ def referee_at(address: str) -> RefereeClient:
     return client
 
 
-def upload_root(version: BotVersion) -> str | None:
+def upload_root(bot_id: int, number: int, spec: str) -> str | None:
     """The folder of an uploaded version (what its sandbox gets at /bot)."""
-    root = Path(settings.UPLOAD_DIR) / str(version.bot_id) / str(version.number)
-    return str(root) if root.resolve() in Path(version.spec.rpartition(":")[0]).resolve().parents else None
+    root = Path(settings.UPLOAD_DIR) / str(bot_id) / str(number)
+    return str(root) if root.resolve() in Path(spec.rpartition(":")[0]).resolve().parents else None
 
 
 @dataclass(frozen=True)
@@ -84,16 +84,19 @@ class SeatPlan:
 
 def seat_plan(match: Match) -> list[SeatPlan]:
     plan = []
-    for seat in match.seats.select_related("bot_version__bot").order_by("seat"):
-        version = seat.bot_version
-        bot = version.bot
-        common = dict(seat=seat.seat, name=bot.name, version=str(version.number), attributes=dict(seat.attributes))
-        if bot.kind == Bot.REMOTE:
-            plan.append(SeatPlan(**common, bot=None, remote_bot=f"bot-{bot.pk}"))
-        elif bot.kind == Bot.UPLOAD:
-            plan.append(SeatPlan(**common, bot=BotKey(version.spec, sandboxed=True, root=upload_root(version))))
+    # the seven columns the plan needs, not three models a seat: building those cost more CPU
+    # than the query (issue 13)
+    seats = match.seats.order_by("seat").values_list(
+        "seat", "attributes", "bot_version__number", "bot_version__spec", "bot_version__bot_id",
+        "bot_version__bot__name", "bot_version__bot__kind")
+    for seat, attributes, number, spec, bot_id, name, kind in seats:
+        common = dict(seat=seat, name=name, version=str(number), attributes=dict(attributes))
+        if kind == Bot.REMOTE:
+            plan.append(SeatPlan(**common, bot=None, remote_bot=f"bot-{bot_id}"))
+        elif kind == Bot.UPLOAD:
+            plan.append(SeatPlan(**common, bot=BotKey(spec, sandboxed=True, root=upload_root(bot_id, number, spec))))
         else:
-            plan.append(SeatPlan(**common, bot=BotKey(version.spec, sandboxed=False)))
+            plan.append(SeatPlan(**common, bot=BotKey(spec, sandboxed=False)))
     return plan
 
 
@@ -127,8 +130,7 @@ def play(match: Match) -> PlayedMatch:
         match.game, match.variant, match.options, match.seed, TimeControl(**match.time_control), [p.name for p in plan],
         [p.remote_bot for p in plan], [p.attributes for p in plan], [p.version for p in plan], record_frames=True)
     client = referee_at(created.referee_address)  # every seat connects where the match lives
-    live = LiveMatch(match.pk)
-    live.held_by(created.referee_id)
+    live = LiveMatch(match.pk, referee_id=created.referee_id)
     pool = pool_for(client)
     bots: dict[int, WarmBot] = {}
     outcome: MatchOutcome | None = None

@@ -216,13 +216,15 @@ def after_match(match: Match) -> None:
 def advance(tournament_id: int) -> None:
     """Move a tournament on if its round is over (idempotent: a resumed run and the reconciler call
     it too, for a worker killed between recording a round's last match and pairing the next)."""
+    if has_unrecorded_matches(tournament_id):
+        return
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         if not tournament.round_set.exists():
             return
         if tournament.status == Tournament.FINISHED:
             return
-        if tournament.matches.exclude(status__in=[Match.FINISHED, Match.ABORTED]).exists():
+        if has_unrecorded_matches(tournament_id):  # again, under the lock
             return
         if any(m.unplayed for m in tournament.matches.filter(status=Match.ABORTED)):
             tournament.status = Tournament.HALTED
@@ -234,6 +236,15 @@ def advance(tournament_id: int) -> None:
         else:
             tournament.status = Tournament.FINISHED
             tournament.save(update_fields=["status"])
+
+
+def has_unrecorded_matches(tournament_id: int) -> bool:
+    """Whether a match of the tournament is still to be recorded: then there is nothing to move on,
+    and no need to lock the tournament to see it (most recordings end here). Safe unlocked: each
+    recording commits before it asks, so of the last matches recorded at once, the last to ask
+    sees them all recorded and moves on under the lock."""
+    return Match.objects.filter(tournament_id=tournament_id).exclude(
+        status__in=[Match.FINISHED, Match.ABORTED]).exists()
 
 
 # ---------------------------------------------------------------------- progress

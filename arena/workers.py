@@ -1,13 +1,15 @@
 """A worker's upkeep, in its main process (Celery's signals connect it in every worker): at start,
 reap the sandboxes dead workers left and reconcile; then, on a thread, a heartbeat every few
-seconds and, in turn with the other workers, the reconciler (arena.reconcile)."""
+seconds and, in turn with the other workers, the reconciler (arena.reconcile). Between tasks, in
+the pool's processes: the database connection kept or closed as Django keeps it between requests."""
 from __future__ import annotations
 
 import logging
 import threading
 import time
 
-from celery.signals import worker_ready, worker_shutdown
+from celery.signals import task_postrun, task_prerun, worker_ready, worker_shutdown
+from django.db import connections
 
 from . import heartbeats, reconcile, sandbox_reaper
 
@@ -54,3 +56,13 @@ def on_worker_shutdown(sender, **_: object) -> None:
         heartbeats.gone(sender.hostname)
     except Exception:  # noqa: BLE001 - nothing to tell
         pass
+
+
+@task_prerun.connect
+@task_postrun.connect
+def between_tasks(**_: object) -> None:
+    """Django's rule between requests, between tasks: a connection is reused until CONN_MAX_AGE,
+    closed once it failed (a database restarted). Celery's own fixup would close it every task
+    (arena.celery: CELERY_DB_REUSE_MAX)."""
+    for conn in connections.all(initialized_only=True):
+        conn.close_if_unusable_or_obsolete()
