@@ -8,7 +8,7 @@ is timed in K short slices spread over the whole run (round-robin over the rows)
 after a slice of the reference; a row's ratio is the median of its K slice ratios, so a burst of
 load from another process skews a slice or two, not a row. Slices are timed in this process's CPU
 time (``time.process_time``), so the time the scheduler gives other processes is not counted.
-Target: each engine's µs per decision ≤ 5× the reference's µs per card.
+Target: each engine's µs per decision ≤ 3× the reference's µs per card.
 
 Then, per game, ``clone()`` beside a position round trip (``from_position(to_position())``, what a
 search would otherwise copy a state with), on states halfway through random games.
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.games import GAMES  # noqa: E402
 
-TARGET_RATIO = 5.0
+TARGET_RATIO = 3.0
 # This process's CPU time, not the wall clock: time another process takes from ours does not count.
 clock = time.process_time
 
