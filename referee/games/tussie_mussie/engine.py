@@ -288,10 +288,10 @@ class TussieMussieState(GameState):
                 for c in self.columns_of(seat)
                 if c != self.snap_moved
             ] + [SNAPDRAGON_STOP]
-        unused = PRE_PRESENTATION.intersection([c[0] for c in self.hands[seat] if c is not None])
+        used = self.used[seat]
+        unused = [c[0] for c in self.hands[seat] if c is not None and c[0] in PRE_PRESENTATION and c[0] not in used]
         if not unused:
             return []
-        unused = unused.difference(self.used[seat])
         actions: list[Action] = []
         if "orchid" in unused:
             actions += ORCHID_ACTIONS
