@@ -153,12 +153,12 @@ def time_copies(game_id: str, variant: str, players: int, seconds: float) -> tup
     timings = []
     for copy in (lambda s: s.clone(), lambda s: game.from_position(s.to_position())):
         copies = 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds / 2:
+        start = clock()
+        while clock() - start < seconds / 2:
             for state in states:
                 copy(state)
             copies += len(states)
-        timings.append((time.perf_counter() - start) / copies * 1e6)
+        timings.append((clock() - start) / copies * 1e6)
     return timings[0], timings[1]
 
 
