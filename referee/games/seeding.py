@@ -18,7 +18,9 @@ SEED_BITS = 63
 
 def derive_seed(seed: int, *labels: object) -> int:
     """A 63-bit seed derived from ``seed`` and the labels, e.g. ``derive_seed(s, "deal", 2)``."""
-    text = "\x1f".join([str(int(seed)), *map(str, labels)])
+    text = str(int(seed))
+    for label in labels:
+        text += "\x1f" + str(label)
     digest = hashlib.sha256(text.encode()).digest()
     return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
 

@@ -157,16 +157,36 @@ def deal_hands(deck: str, colours: list[str], seed: int, round_no: int) -> tuple
 
 
 # ---------------------------------------------------------------------------------------- legal cards
-def legal_cards(hand: list[Card], top: Card | None, may_play_pest: bool, strict_swatters: bool) -> list[Card]:
-    """The cards of ``hand`` a seat that did not play the trick's top card may play: never a card of the
-    top card's colour (a swatter too, when ``strict_swatters``), no swatter on an empty trick, pests only
+def may_play(card: Card, top: Card | None, may_play_pest: bool, strict_swatters: bool) -> bool:
+    """Whether a seat that did not play the trick's top card may play ``card``: never a card of the top
+    card's colour (a swatter too, when ``strict_swatters``), no swatter on an empty trick, pests only
     when ``may_play_pest`` (the turn seat; anyone in the Total variant)."""
+    if not may_play_pest and card.kind == PEST:
+        return False
     if top is None:
-        return [c for c in hand if c.kind != SWATTER and (may_play_pest or c.kind != PEST)]
-    colour = top.colour
-    return [c for c in hand
-            if (c.colour != colour or (c.kind == SWATTER and not strict_swatters))
-            and (may_play_pest or c.kind != PEST)]
+        return card.kind != SWATTER
+    return card.colour != top.colour or (card.kind == SWATTER and not strict_swatters)
+
+
+def legal_cards(hand: list[Card], top: Card | None, may_play_pest: bool, strict_swatters: bool) -> list[Card]:
+    """The cards of ``hand`` that ``may_play`` allows, in hand order."""
+    plays = play_actions(top, may_play_pest, strict_swatters)
+    return [c for c in hand if c in plays]
+
+
+# Every situation's playable cards, each with its action: only the top card's colour matters of the trick.
+_PLAY_ACTIONS: dict[tuple[str | None, bool, bool], dict[Card, Action]] = {}
+
+
+def play_actions(top: Card | None, may_play_pest: bool, strict_swatters: bool) -> dict[Card, Action]:
+    """Every card ``may_play`` allows in this situation, with its play action (memoised: a few dozen
+    situations, and a legal list is then a lookup per card in hand)."""
+    key = (top.colour if top else None, may_play_pest, strict_swatters)
+    plays = _PLAY_ACTIONS.get(key)
+    if plays is None:
+        plays = _PLAY_ACTIONS[key] = {
+            c: PLAY[c.id] for c in CARDS.values() if may_play(c, top, may_play_pest, strict_swatters)}
+    return plays
 
 
 # ---------------------------------------------------------------------------------------- windows
@@ -283,10 +303,11 @@ class BszzzzState(GameState):
         if trick and trick[-1][0] == seat:  # never twice in a row
             return [PASS]  # nobody must play on their own card (the turn seat has played it)
         top = trick[-1][1] if trick else None
-        cards = legal_cards(self.hands[seat], top, self.total or seat == self.turn, self.strict)
+        plays = play_actions(top, self.total or seat == self.turn, self.strict)
+        hand = self.hands[seat]
+        actions: list[Action] = [plays[c] for c in hand if c in plays]
         # The turn seat may not pass while it holds a legal trick card.
-        may_pass = self.total or seat != self.turn or all(c.kind == SWATTER for c in cards)
-        actions: list[Action] = [PLAY[c.id] for c in cards]
+        may_pass = self.total or seat != self.turn or all(c.kind == SWATTER for c in hand if c in plays)
         if may_pass:
             actions.append(PASS)
         return actions

@@ -112,8 +112,9 @@ def card_json(card_id: str) -> dict[str, Any]:
 # Actions are interned: legal lists are rebuilt at every step and are read-only by contract.
 _TAKE: dict[tuple[str, str], Action] = {
     km: {"type": "take", "kind": km[0], "motif": km[1]} for km in MOTIF_NAME}
-_TAKE_OF_CARD: dict[str, tuple[tuple[str, str], Action]] = {
-    card_id: (km, _TAKE[km]) for card_id, km in KIND_MOTIF.items()}
+# each card's (kind, motif) as one string (hashed once, unlike a tuple) with its take action
+_TAKE_OF_CARD: dict[str, tuple[str, Action]] = {
+    card_id: (f"{km[0]}/{km[1]}", _TAKE[km]) for card_id, km in KIND_MOTIF.items()}
 _PLACE: dict[Cell, Action] = {}
 _ACTIVATE: dict[Cell, Action] = {}
 
@@ -171,15 +172,23 @@ def ring(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> list[
     return cells
 
 
-_RING_PLACES: dict[tuple, list[tuple[Cell, Action]]] = {}
+def cell_key(cell: Cell) -> int:
+    """A cell as one int, for the sets the draft updates at every pick: ints hash at once, tuples
+    are hashed anew at every lookup. Construction stays within 4 cells of the first card, so
+    ``row * 64 + col`` is one-to-one and a neighbour is the key plus one of ``NEIGHBOUR_STEPS``."""
+    return cell[0] * 64 + cell[1]
 
 
-def ring_places(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> list[tuple[Cell, Action]]:
-    """``ring(bbox, limits)``'s cells, each with its place action (memoised likewise)."""
+NEIGHBOUR_STEPS = tuple(dr * 64 + dc for dr, dc in NEIGHBOURS)
+_RING_PLACES: dict[tuple, list[tuple[int, Action]]] = {}
+
+
+def ring_places(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> list[tuple[int, Action]]:
+    """``ring(bbox, limits)``'s cells by ``cell_key``, each with its place action (memoised likewise)."""
     key = (bbox, limits)
     places = _RING_PLACES.get(key)
     if places is None:
-        places = _RING_PLACES[key] = [(c, place_action(c)) for c in ring(bbox, limits)]
+        places = _RING_PLACES[key] = [(cell_key(c), place_action(c)) for c in ring(bbox, limits)]
     return places
 
 
@@ -312,7 +321,8 @@ class MistyState(GameState):
         self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
         # per seat during construction: [free cells (empty, touching the window), bounding box,
-        # ring_places(bounding box)], kept up to date as cards are placed; None = to recompute
+        # ring_places(bounding box), occupied cells], cells by cell_key, kept up to date as cards
+        # are placed; None = to recompute
         self._shapes: list[list | None] = [None] * self.n
         self._touch()
 
@@ -357,16 +367,17 @@ class MistyState(GameState):
         return (self.direction() * (holder - seat)) % self.n <= self.pick
 
     def shape(self, seat: int) -> list:
-        """[free cells, bounding box, ring] of a seat's window under construction."""
+        """[free cells, bounding box, ring, occupied cells] of a seat's window under construction."""
         shape = self._shapes[seat]
         if shape is None:
             window = self.windows[seat]
             if not window:
-                shape = [{(0, 0)}, None, [((0, 0), place_action((0, 0)))]]
+                shape = [{cell_key((0, 0))}, None, [(cell_key((0, 0)), place_action((0, 0)))], set()]
             else:
-                free = {n for cell in window for n in neighbours(cell) if n not in window}
+                occupied = {cell_key(cell) for cell in window}
+                free = {k + step for k in occupied for step in NEIGHBOUR_STEPS} - occupied
                 bbox = bounding_box(window)
-                shape = [free, bbox, ring_places(bbox, self.limits)]
+                shape = [free, bbox, ring_places(bbox, self.limits), occupied]
             self._shapes[seat] = shape
         return shape
 
@@ -375,9 +386,11 @@ class MistyState(GameState):
         shape = self._shapes[seat]
         if shape is None:
             return
-        free = shape[0]
-        free.update(_NEIGHBOURS.get(cell) or neighbours(cell))
-        free.difference_update(self.windows[seat])  # the cell itself included: it is placed now
+        free, occupied = shape[0], shape[3]
+        key = cell_key(cell)
+        occupied.add(key)
+        free.discard(key)
+        free.update([n for n in [key + step for step in NEIGHBOUR_STEPS] if n not in occupied])
         bbox = shape[1]
         r, c = cell
         if bbox is None:
@@ -396,8 +409,8 @@ class MistyState(GameState):
         if self.taken[seat] is None:
             # one action per (kind, motif), in hand order (later copies update the same key)
             return list(dict(map(_TAKE_OF_CARD.__getitem__, self.hands[seat])).values())
-        free, _, around = self._shapes[seat] or self.shape(seat)
-        return [action for cell, action in around if cell in free]
+        free, _, around, _ = self._shapes[seat] or self.shape(seat)
+        return [action for key, action in around if key in free]
 
     def draft_step(self, seat: int, action: Action) -> None:
         """Seal one (legal) draft answer; reveal every card when the last seat has placed its."""
@@ -720,7 +733,7 @@ class MistyState(GameState):
         other.fed = [set(f) for f in self.fed]
         other.log = list(self.log)
         other.rounds = list(self.rounds)
-        other._shapes = [None if s is None else [set(s[0]), s[1], s[2]] for s in self._shapes]
+        other._shapes = [None if s is None else [set(s[0]), s[1], s[2], set(s[3])] for s in self._shapes]
 
     # ------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:

@@ -78,6 +78,21 @@ HIDDEN = {"hidden": True}
 GAP = {"gap": True}  # a Marigold's emptied column under marigold_gap=keep
 TAKE_ACTIONS = [{"type": "take", "side": "face_up"}, {"type": "take", "side": "face_down"}]
 OFFER_ACTIONS = {t: {"type": "offer", "face_up": t} for t in TILE_IDS}  # shared: legal lists are read-only
+TURN_CARD_IDS = tuple(sorted(TURN_CARDS))  # the Turn deck before its shuffle
+# Pre-Presentation actions, shared likewise
+ORCHID_ACTIONS = [{"type": "orchid", "colour": colour} for colour in ORCHID_COLOURS]
+LARKSPUR_DRAW = {"type": "larkspur_draw"}
+SNAPDRAGON_STOP = {"type": "snapdragon_stop"}
+DONE = {"type": "done"}
+_COLUMN_ACTIONS: dict[tuple[str, int], Action] = {}
+
+
+def column_action(kind: str, column: int) -> Action:
+    """``{"type": kind, "column": column}`` (a Snapdragon or Marigold choice), memoised."""
+    action = _COLUMN_ACTIONS.get((kind, column))
+    if action is None:
+        action = _COLUMN_ACTIONS[kind, column] = {"type": kind, "column": column}
+    return action
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
 
 
@@ -141,8 +156,11 @@ class TussieMussieState(GameState):
         self.first = round_index % self.n
         deal = stream(self.seed, "deal", round_index)
         carried = [c for c in self.hands[1]] if self.solo and round_index else []
-        in_play = {c[0] for c in carried}
-        self.stack = shuffled([t for t in TILE_IDS if t not in in_play], deal)
+        if carried:
+            in_play = {c[0] for c in carried}
+            self.stack = shuffled([t for t in TILE_IDS if t not in in_play], deal)
+        else:
+            self.stack = shuffled(TILE_IDS, deal)
         self.hands = [[] for _ in range(self.hand_count)]
         self.revealed = False
         self.out = []
@@ -156,7 +174,7 @@ class TussieMussieState(GameState):
             self.hands[1] = carried
             if round_index == 0 and self.config.options["apprentice_head_start"]:
                 self.hands[1].append([self.stack.pop(), "bouquet", ALL_SEEN])
-            self.turns = shuffled(sorted(TURN_CARDS), deal)
+            self.turns = shuffled(TURN_CARD_IDS, deal)
             self.phase = "distribute"
             self.next_solo_turn()
         else:
@@ -266,27 +284,29 @@ class TussieMussieState(GameState):
             ]
         if self.snap_moved is not None:
             return [
-                {"type": "snapdragon", "column": c}
+                column_action("snapdragon", c)
                 for c in self.columns_of(seat)
                 if c != self.snap_moved
-            ] + [{"type": "snapdragon_stop"}]
-        present = {c[0] for c in self.hands[seat] if c is not None}
-        unused = (present & PRE_PRESENTATION) - set(self.used[seat])
+            ] + [SNAPDRAGON_STOP]
+        used = self.used[seat]
+        unused = [c[0] for c in self.hands[seat] if c is not None and c[0] in PRE_PRESENTATION and c[0] not in used]
+        if not unused:
+            return []
         actions: list[Action] = []
         if "orchid" in unused:
-            actions += [{"type": "orchid", "colour": colour} for colour in ORCHID_COLOURS]
+            actions += ORCHID_ACTIONS
         if "pink_larkspur" in unused and self.stack:
-            actions.append({"type": "larkspur_draw"})
+            actions.append(LARKSPUR_DRAW)
         if "snapdragon" in unused:
-            actions += [{"type": "snapdragon", "column": c} for c in self.columns_of(seat)]
+            actions += [column_action("snapdragon", c) for c in self.columns_of(seat)]
         marigold_due = False
         if "marigold" in unused:
             marigold = self.column_of(seat, "marigold")
             others = [c for c in self.columns_of(seat) if c != marigold]
-            actions += [{"type": "marigold", "column": c} for c in others]
+            actions += [column_action("marigold", c) for c in others]
             marigold_due = bool(others)
         if actions and not marigold_due:
-            actions.append({"type": "done"})
+            actions.append(DONE)
         return actions
 
     def use_ability(self, seat: int, action: Action) -> None:
@@ -327,15 +347,12 @@ class TussieMussieState(GameState):
         self.advance_pre()
 
     # ------------------------------------------------------------------ Presentation
-    def arrangement(self, hand: int) -> list[tuple[str, str] | None]:
-        return [None if c is None else (c[0], c[1]) for c in self.hands[hand]]
-
     def present(self) -> None:
         """Score every arrangement, then set up the next round or end the match."""
         points, breakdowns = [], []
         for hand in range(self.hand_count):
             total, per_column = score_arrangement(
-                self.arrangement(hand),
+                self.hands[hand],  # [tile, row, seen] columns: the scoring reads tile and row
                 self.orchid[hand],
                 apprentice=self.solo and hand == 1,
                 honeysuckle=self.honeysuckle,
@@ -366,10 +383,10 @@ class TussieMussieState(GameState):
     def apprentice_keeps(self) -> None:
         """The apprentice keeps 1 then 2 tiles (one more each with the head start), drawn at random."""
         keep = self.round + 1 + (1 if self.config.options["apprentice_head_start"] else 0)
-        tiles = [c[0] for c in self.hands[1] if c is not None]
-        kept = stream(self.seed, "apprentice", self.round).sample(sorted(tiles), keep)
+        tiles = sorted([c[0] for c in self.hands[1] if c is not None])
+        kept = stream(self.seed, "apprentice", self.round).sample(tiles, keep)
         facedown = self.config.options["apprentice_keeps_facedown"]
-        self.kept_from = sorted(tiles) if facedown else []
+        self.kept_from = tiles if facedown else []
         self.kept = kept if facedown else []
         self.hands[1] = [[t, "keepsakes", 0] if facedown else [t, "bouquet", ALL_SEEN] for t in kept]
 
@@ -387,17 +404,15 @@ class TussieMussieState(GameState):
         return []
 
     def _legal_actions(self, seat: int) -> list[Action]:
-        return self.compute_legal() if seat in self.to_move() else []
-
-    def compute_legal(self) -> list[Action]:
-        if self.phase == "offer":
-            return [OFFER_ACTIONS[t] for t in self.offer["tiles"]]
-        if self.phase == "take":
-            return TAKE_ACTIONS
-        if self.phase == "distribute":
-            return distribute_actions(self.turn_card, tuple([side for _, side in self.layout]))
-        if self.phase == "pre":
-            return self.compute_pre_actions(self.acting())
+        phase = self.phase
+        if phase == "distribute":
+            return distribute_actions(self.turn_card, tuple([side for _, side in self.layout])) if seat == 0 else []
+        if phase == "offer":
+            return [OFFER_ACTIONS[t] for t in self.offer["tiles"]] if seat == self.offerer() else []
+        if phase == "take":
+            return TAKE_ACTIONS if seat == self.receiver() else []
+        if phase == "pre":
+            return self.compute_pre_actions(seat) if seat == self.acting() else []
         return []
 
     def _apply(self, seat: int, action: Action) -> None:
@@ -413,7 +428,7 @@ class TussieMussieState(GameState):
 
     def _default_action(self, seat: int) -> Action:
         actions = self.legal_actions(seat)
-        for neutral in ({"type": "done"}, {"type": "snapdragon_stop"}):
+        for neutral in (DONE, SNAPDRAGON_STOP):
             if neutral in actions:
                 return neutral
         return actions[0]

@@ -21,16 +21,19 @@ def score_arrangement(
 ) -> tuple[int, list[int]]:
     """Points of one arrangement, and each column's points (hearts + effect), left to right.
 
-    ``columns`` are left to right; ``None`` is a kept gap that breaks adjacency (it scores 0).
+    ``columns`` are left to right, each (tile id, row) or any sequence starting with them (an
+    engine's own ``[tile, row, seen]`` columns); ``None`` is a kept gap that breaks adjacency (it
+    scores 0).
     """
-    ids = [c[0] for c in columns if c is not None]
-    hearts = list(map(HEARTS.__getitem__, ids))
+    present = [c for c in columns if c is not None]
+    ids = [c[0] for c in present]
+    hearts = [HEARTS[t] for t in ids]
     total_hearts = sum(hearts)
-    bouquet = [c[1] for c in columns if c is not None].count("bouquet")
+    bouquet = [c[1] for c in present].count("bouquet")
     colours = [orchid_colour if t == "orchid" else COLOUR[t] for t in ids]
     last = len(columns) - 1
 
-    def adjacent(index: int) -> list[tuple[str, str]]:
+    def adjacent(index: int) -> list[Column]:
         return [columns[j] for j in (index - 1, index + 1) if 0 <= j <= last and columns[j] is not None]
 
     points = []
@@ -38,7 +41,7 @@ def score_arrangement(
         if column is None:
             points.append(0)
             continue
-        tile, row = column
+        tile = column[0]
         effect = 0
         if tile not in SCORING:
             if apprentice and tile in PRE_PRESENTATION:
@@ -64,7 +67,7 @@ def score_arrangement(
         elif tile == "hyacinth":
             effect = 3 if total_hearts == 0 else 0
         elif tile == "honeysuckle":
-            if honeysuckle == "any_row" or row == "bouquet":
+            if honeysuckle == "any_row" or column[1] == "bouquet":
                 effect = sum(1 for n in adjacent(index) if n[1] == "bouquet")
         elif tile == "carnation":
             effect = len(set(colours))
