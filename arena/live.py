@@ -27,7 +27,8 @@ from typing import Any
 import redis
 
 FRAME_CAP = int(os.environ.get("PARLOUR_LIVE_FRAME_CAP", 20_000))
-EXPIRE_AFTER_STORED = 120  # seconds
+# seconds a recorded match's frames stay (a viewer that was following switches to the replay)
+EXPIRE_AFTER_STORED = int(os.environ.get("PARLOUR_LIVE_KEEP_SECONDS", 120))
 EXPIRE_RUNNING = 6 * 3600  # a safety net: a worker that died mid-match leaves nothing for ever
 PLAYING = "parlour:live"
 log = logging.getLogger("parlour.arena")

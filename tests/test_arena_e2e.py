@@ -22,6 +22,7 @@ from referee_process import ROOT
 
 REDIS = "redis://127.0.0.1:6379"
 POSTGRES = "postgres://postgres@127.0.0.1:5432"
+LIVE_KEEP = 1800  # seconds the live frames of a recorded match stay in these tests (PARLOUR_LIVE_KEEP_SECONDS)
 
 
 _redis_calls = itertools.count()
@@ -43,7 +44,10 @@ class Platform:
     def __init__(self, tmp: Path, database: str, redis_url: str | None = None, **env: str) -> None:
         self.home = tmp
         self.env = dict(os.environ, PARLOUR_HOME=str(tmp), REDIS_URL=redis_url or redis_db(), PARLOUR_WORKERS="2",
-                        PARLOUR_RESTORE_INTERVAL="2", PARLOUR_RESTORE_THROTTLE="1", **env)
+                        PARLOUR_RESTORE_INTERVAL="2", PARLOUR_RESTORE_THROTTLE="1",
+                        # a slow machine's tournament outlasts the usual 120 s: the test reads every
+                        # match's frames at its end
+                        PARLOUR_LIVE_KEEP_SECONDS=str(LIVE_KEEP), **env)
         self.env.pop("DATABASE_URL", None)
         self.database = None
         if database == "postgres":
@@ -171,7 +175,7 @@ def check_live_frames_equal_replays(p: Platform, export: dict) -> None:
         replay = json.loads(gzip.decompress(Path(match["replay"]).read_bytes()))
         assert frames == replay["public"], match["key"]
         assert len(frames) == len(replay["log"]) + 1
-        assert 0 < live.ttl(f"parlour:live:{match['id']}:frames") <= 120
+        assert 0 < live.ttl(f"parlour:live:{match['id']}:frames") <= LIVE_KEEP
     assert not live.smembers("parlour:live"), "no match is left marked as being played"
 
 
