@@ -9,13 +9,12 @@ referee's.
 from __future__ import annotations
 
 import random
-from bisect import bisect_left
 from collections.abc import Callable
 from typing import Any
 
 from referee.games.bszzzz.data import SWATTER
 from referee.games.bszzzz.engine import swat_value
-from referee.games.tricky_twist.data import BONUS_VALUE, CARD_FAMILY, CARD_ORDER, CARD_VALUE, SCORING_CARDS
+from referee.games.tricky_twist.data import BONUS_VALUE, CARD_FAMILY, CARD_VALUE, SCORING_CARDS
 from referee.games.tricky_twist.engine import (
     base_stars,
     card_count,
@@ -37,7 +36,6 @@ SHED = 0.8  # Bszzzz!: how often a seat that may pass sheds a card instead
 WORTH_TAKING = 1.5  # Tussie Mussie: what a face-up tile must add to be taken over the unknown one
 WHIM = 0.2  # how often a rule-of-thumb policy plays at random instead
 BONUS_RANK = {bonus: i for i, bonus in enumerate(BONUS_PREFERENCE)}  # Tricky Twist
-ORDER = CARD_ORDER.__getitem__
 
 
 def random_policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
@@ -161,21 +159,11 @@ def _tricky_twist_play(state: Any, seat: int, legal: list[Action]) -> Action:
     hands, reserves = state.hands, state.reserves
     unseen = 0
     higher = {CARD_FAMILY[a["card"]]: [0] * 13 for a in legal}  # unseen cards by value, per family
-    # hands are sorted family by family (CARD_ORDER): following, only the led family's stretch of
-    # each hand is read (a play is ~ a third of an iteration's time)
-    span = None
-    if len(higher) == 1:
-        (fam,) = higher
-        first = CARD_ORDER[f"{fam}-1"]
-        span = (first, first + 12)
     for other in range(n):
         if other == seat:
             continue
-        hand = hands[other]
-        unseen += len(hand) + len(reserves[other])
-        if span is not None:
-            hand = hand[bisect_left(hand, span[0], key=ORDER):bisect_left(hand, span[1], key=ORDER)]
-        for pile in (hand, reserves[other]):
+        for pile in (hands[other], reserves[other]):
+            unseen += len(pile)
             for card in pile:
                 counts = higher.get(CARD_FAMILY[card])
                 if counts is not None:
