@@ -63,3 +63,25 @@ def test_greedy_round_end_options_match_the_engine():
             seat = seats[0]
             state.apply(seat, rng.choice(state.legal_actions(seat)))
     assert compared >= 30
+
+
+def test_playout_round_end_choice_matches_the_plain_computation():
+    """The round-end Bonus choice computed from one ``effective_piles`` equals trying every action
+    through it, on every round-end step of random games."""
+    from bots_sdk.search.playouts import _round_end_choice, _round_end_choice_reference
+
+    rng = random.Random(2)
+    compared = 0
+    for seed in range(40):
+        state = GAME.new_state(GAME.configure(4), seed)
+        while not state.is_terminal():
+            for seat in list(state.to_move()):
+                if seat not in state.to_move():
+                    continue
+                legal = state.legal_actions(seat)
+                if state.phase == "round_end":
+                    assert _round_end_choice(state, seat, legal) == _round_end_choice_reference(state, seat, legal)
+                    compared += 1
+                takes = [a for a in legal if a["type"] == "take_bonus"]  # hold Bonus cards to choose with
+                state.apply(seat, rng.choice(takes or legal))
+    assert compared > 200, compared
