@@ -13,6 +13,7 @@ import logging
 import multiprocessing
 import os
 import secrets
+import threading
 import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ DEFAULT_DECISION_CAP = 100_000  # decisions per match before a runaway match is 
 REPLAY_CHUNK = 64 * 1024
 FRAME_INTERVAL = 0.1  # seconds: FollowMatch sends the frames of a running match in batches this far apart
 MAX_FINISHED_ROOMS = int(os.environ.get("PARLOUR_KEEP_FINISHED", 500))
+REFEREE_CHECK_SECONDS = 1.0  # how often a replay process looks whether its referee is still there
 
 
 _replay_pool: concurrent.futures.ProcessPoolExecutor | None = None
@@ -65,8 +67,26 @@ def replay_pool() -> concurrent.futures.ProcessPoolExecutor:
     if _replay_pool is None:
         workers = int(os.environ.get("PARLOUR_REPLAY_PROCESSES", 0)) or os.cpu_count() or 1
         _replay_pool = concurrent.futures.ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("forkserver"))
+            workers, mp_context=multiprocessing.get_context("forkserver"),
+            initializer=exit_with_referee, initargs=(os.getpid(),))
     return _replay_pool
+
+
+def exit_with_referee(referee: int) -> None:
+    """In a replay process: end once the referee that started it is gone. A referee that is killed
+    cannot shut its pool down, and its replay processes (and their forkserver, which lives as long
+    as they do) would otherwise wait for work for ever: they hold both ends of their work queue."""
+    def watch() -> None:
+        while True:
+            time.sleep(REFEREE_CHECK_SECONDS)
+            try:
+                os.kill(referee, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:  # the pid is now another user's process: the referee is gone
+                os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-referee", daemon=True).start()
 
 
 def pack(replay: dict) -> bytes:

@@ -400,3 +400,29 @@ def test_reflection_answers_as_v1_and_v1alpha(referee) -> None:
         responses = call(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
         names = {s.name for r in responses for s in r.list_services_response.service}
         assert {"parlour.v1.Referee", "grpc.health.v1.Health", name} <= names, (name, names)
+
+
+def test_a_killed_referee_leaves_no_replay_process_behind(tmp_path) -> None:
+    """The referee builds replays in a pool of processes (and their forkserver); killed with no
+    chance to shut the pool down, it must not leave them waiting for work for ever."""
+    import psutil
+
+    own = RefereeProcess(tmp_path)
+    try:
+        created = own.create("tussie-mussie", 2, seed=5)
+        bots = [bot_process(own.address, t) for t in created.seat_tokens]
+        for b in bots:
+            assert b.wait(120) == 0, b.stderr.read()
+        assert own.replay(created.match_id)["result"]  # the pool has built a replay
+        helpers = psutil.Process(own.process.pid).children(recursive=True)
+        assert helpers, "the replay pool's processes run beside the referee"
+        own.process.send_signal(signal.SIGKILL)
+        own.process.wait(10)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+                                                  for p in helpers):
+            time.sleep(0.2)
+        left = [p.pid for p in helpers if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+        assert not left, f"replay processes outlived their referee: {left}"
+    finally:
+        own.close()
