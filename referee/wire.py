@@ -142,7 +142,9 @@ def _plan(descriptor: Descriptor) -> tuple[bool, dict[str, tuple]]:
     return plan
 
 
-def _arguments(descriptor: Descriptor, data: Any) -> dict[str, Any]:
+def _arguments(descriptor: Descriptor, data: Any, shared: dict[int, tuple[Any, Any]] | None = None) -> dict[str, Any]:
+    """``shared``: for views of one moment that share top-level parts (``GameState.views``), each
+    message-typed part built once, as messages, and found again by identity (see ``_shared_part``)."""
     wrapper, fields = _plan(descriptor)
     if wrapper:
         (name, (kind, sub, _)), = fields.items()
@@ -156,6 +158,8 @@ def _arguments(descriptor: Descriptor, data: Any) -> dict[str, Any]:
             continue
         if sub is None:
             out[key] = value
+        elif shared is not None:
+            out[key] = _shared_part(kind, sub, value, shared)
         elif kind == "list":
             out[key] = [_arguments(sub, v) for v in value]
         elif kind == "one":
@@ -165,10 +169,26 @@ def _arguments(descriptor: Descriptor, data: Any) -> dict[str, Any]:
     return out
 
 
-def build(cls: type[Message], data: Any, where: str) -> Message:
-    """The message of class ``cls`` for ``data`` (its JSON form)."""
+def _shared_part(kind: str, sub: Descriptor, value: Any, shared: dict[int, tuple[Any, Any]]) -> Any:
+    """A part other views may share, as its message (or list or map of them): built once, then
+    found by identity (the constructor copies a built message)."""
+    hit = shared.get(id(value))
+    if hit is None:
+        make = GetMessageClass(sub)
+        if kind == "list":
+            part = [make(**_arguments(sub, v)) for v in value]
+        elif kind == "one":
+            part = make(**_arguments(sub, value))
+        else:
+            part = {k: make(**_arguments(sub, v)) for k, v in value.items()}
+        hit = shared[id(value)] = (value, part)  # the value is kept: its id is not reused meanwhile
+    return hit[1]
+
+
+def build(cls: type[Message], data: Any, where: str, shared: dict[int, tuple[Any, Any]] | None = None) -> Message:
+    """The message of class ``cls`` for ``data`` (its JSON form); ``shared``: see ``_arguments``."""
     try:
-        return cls(**_arguments(cls.DESCRIPTOR, data))
+        return cls(**_arguments(cls.DESCRIPTOR, data, shared))
     except Exception:
         return fill(cls(), data, where)  # slow, but names the key that does not fit
 
@@ -234,43 +254,8 @@ def observation_messages(game_id: str, views: list[dict[str, Any]]) -> list[refe
     """The messages of several seats' views of one moment (``GameState.views``), which may share
     parts: a part shared by identity (the table of a simultaneous window) is converted once."""
     name, cls = _game_class(referee_pb2.Observation, game_id)
-    built: dict[int, tuple[Any, Any]] = {}  # id(part) -> (part, its message or messages)
-    messages = []
-    for view in views:
-        try:
-            message = cls(**_shared_arguments(cls.DESCRIPTOR, view, built))
-        except Exception:
-            message = fill(cls(), view, "observation")  # slow, but names the key that does not fit
-        messages.append(referee_pb2.Observation(**{name: message}))
-    return messages
-
-
-def _shared_arguments(descriptor: Descriptor, data: dict[str, Any], built: dict[int, tuple[Any, Any]]) -> dict[str, Any]:
-    """``_arguments`` for a view whose top-level parts other views may share: each message-typed
-    part is built once (the constructor copies a built message) and looked up by identity."""
-    _, fields = _plan(descriptor)
-    out = {}
-    for key, value in data.items():
-        kind, sub, nullable = fields[key]
-        if value is None:
-            if not nullable:
-                raise WireError(f"{key}: null for a field that is not nullable")
-            continue
-        if sub is None:
-            out[key] = value
-            continue
-        hit = built.get(id(value))
-        if hit is None:
-            make = GetMessageClass(sub)
-            if kind == "list":
-                part = [make(**_arguments(sub, v)) for v in value]
-            elif kind == "one":
-                part = make(**_arguments(sub, value))
-            else:
-                part = {k: make(**_arguments(sub, v)) for k, v in value.items()}
-            hit = built[id(value)] = (value, part)  # the value is kept: its id is not reused meanwhile
-        out[key] = hit[1]
-    return out
+    shared: dict[int, tuple[Any, Any]] = {}  # id(part) -> (part, its message or messages)
+    return [referee_pb2.Observation(**{name: build(cls, view, "observation", shared)}) for view in views]
 
 
 def observation_json(message: referee_pb2.Observation) -> dict[str, Any]:
