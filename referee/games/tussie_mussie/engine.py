@@ -550,8 +550,8 @@ class TussieMussieState(GameState):
         data["apprentice_kept_from"] = list(self.kept_from)
         return data
 
-    def observation(self, seat: int) -> dict[str, Any]:
-        data = self.view(seat)
+    def observation(self, seat: int, rounds: list | None = None) -> dict[str, Any]:
+        data = self.view(seat, rounds)
         data["seat"] = seat
         return data
 
@@ -561,11 +561,7 @@ class TussieMussieState(GameState):
     def views(self, spectator: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """The finished rounds, the views' longest part and the same for everyone, copied once."""
         rounds = copy_json(self.history)
-        seats = []
-        for seat in range(self.config.players):
-            data = self.view(seat, rounds)
-            data["seat"] = seat
-            seats.append(data)
+        seats = [self.observation(seat, rounds) for seat in range(self.config.players)]
         return (self.view(None, rounds) if spectator else None), seats
 
     # ------------------------------------------------------------------ result
