@@ -81,9 +81,7 @@ def exit_with_referee(referee: int) -> None:
             time.sleep(REFEREE_CHECK_SECONDS)
             try:
                 os.kill(referee, 0)
-            except ProcessLookupError:
-                os._exit(0)
-            except PermissionError:  # the pid is now another user's process: the referee is gone
+            except (ProcessLookupError, PermissionError):  # gone (or its pid now another user's)
                 os._exit(0)
 
     threading.Thread(target=watch, name="exit-with-referee", daemon=True).start()
@@ -203,10 +201,9 @@ class Room:
     versions: list[str]  # per seat, for the replay header
     public: list[dict] = field(default_factory=list)  # the public view after every step
     # the spectator stream's events, shared by every watcher: each is serialized once, when a
-    # watcher first reads it (until then it is the step whose view it shows), so a match nobody
-    # watches builds none
+    # watcher first reads it (until then it is the step of ``public`` whose view it shows), so a
+    # match nobody watches builds none
     frames: list[bytes | int] = field(default_factory=list)
-    watching: int = 0  # WatchMatch calls following this room now
     tick: asyncio.Event = field(default_factory=asyncio.Event)  # set (and replaced) on every new frame
     end_frame: bytes | None = None
     live_encoder: FrameEncoder = field(default_factory=FrameEncoder)  # the live replay's frames so far
@@ -233,19 +230,15 @@ class Room:
         tick, self.tick = self.tick, asyncio.Event()
         tick.set()
 
-    def frame(self, frames: list[bytes | int], index: int) -> bytes:
-        """Frame ``index`` of ``frames`` (this room's list, or the one a watcher kept), serialized."""
+    def frame(self, frames: list[bytes | int], public: list[dict], index: int) -> bytes:
+        """Frame ``index`` of ``frames``, serialized: this room's lists, or the ones a watcher kept
+        (a finished room drops its views; its watchers keep them until they have read them)."""
         data = frames[index]
         if isinstance(data, int):
-            view = wire.observation_message(self.match.config.game, self.public[data])
+            view = wire.observation_message(self.match.config.game, public[data])
             data = frames[index] = referee_pb2.MatchEvent(protocol_version=PV, step=data,
                                                           public_view=view).SerializeToString()
         return data
-
-    def serialize_frames(self) -> None:
-        """Serialize every frame not read yet, while the views they show are still kept."""
-        for index in range(len(self.frames)):
-            self.frame(self.frames, index)
 
 
 class RefereeService(referee_pb2_grpc.RefereeServicer):
@@ -643,9 +636,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             except Exception:  # never leave the followers hanging: the result stands, without a replay
                 log.exception("match %s: the replay could not be built", room.id)
         steps = len(room.public) - 1
-        if room.watching:  # they keep the list they follow: its frames are serialized before the views go
-            room.serialize_frames()
-        last = room.frame(room.frames, len(room.frames) - 1)
+        last = room.frame(room.frames, room.public, len(room.frames) - 1)
         room.public = room.public[-1:]
         room.live_encoder = FrameEncoder()
         match.log = []
@@ -736,20 +727,16 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         if room is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id}")
         async with self.spectator_slot(room, context):
-            room.watching += 1
-            try:
-                frames, sent = room.frames, 0
-                while True:
-                    tick = room.tick
-                    while sent < len(frames):  # a slow reader waits on its own stream: nothing piles up here
-                        data = room.frame(frames, sent)
-                        sent += 1
-                        yield data
-                        if data is room.end_frame:
-                            return
-                    await tick.wait()
-            finally:
-                room.watching -= 1
+            frames, public, sent = room.frames, room.public, 0
+            while True:
+                tick = room.tick
+                while sent < len(frames):  # a slow reader waits on its own stream: nothing piles up here
+                    data = room.frame(frames, public, sent)
+                    sent += 1
+                    yield data
+                    if data is room.end_frame:
+                        return
+                await tick.wait()
 
     # ------------------------------------------------------------------ GetReplay
     async def GetReplay(self, request, context):
