@@ -72,8 +72,8 @@ class LiveMatch:
     when Redis cannot take them the match is played and recorded all the same (a warning)."""
 
     def __init__(self, match_id: int, client: redis.Redis | None = None, referee_id: str = "") -> None:
-        """``referee_id``: the referee of the fleet that holds the match (``held_by``), said in the
-        same round trip."""
+        """``referee_id``: the referee of the fleet that plays the match, said in the same round trip
+        (for operators, ``held_by``: what a dead referee took with it)."""
         self.match_id = match_id
         self.working = True
         try:
@@ -98,14 +98,6 @@ class LiveMatch:
             self._add(first_step, frames)
         except redis.RedisError as exc:
             self.failed(exc)
-
-    def held_by(self, referee_id: str) -> None:
-        """Which referee of the fleet plays it (for operators: what a dead referee took with it)."""
-        if self.working:
-            try:
-                self.redis.set(referee_key(self.match_id), referee_id, ex=EXPIRE_RUNNING)
-            except redis.RedisError as exc:
-                self.failed(exc)
 
     def _add(self, first_step: int, frames: list[str]) -> None:
         key = frames_key(self.match_id)
