@@ -168,12 +168,6 @@ def may_play(card: Card, top: Card | None, may_play_pest: bool, strict_swatters:
     return card.colour != top.colour or (card.kind == SWATTER and not strict_swatters)
 
 
-def legal_cards(hand: list[Card], top: Card | None, may_play_pest: bool, strict_swatters: bool) -> list[Card]:
-    """The cards of ``hand`` that ``may_play`` allows, in hand order."""
-    plays = play_actions(top, may_play_pest, strict_swatters)
-    return [c for c in hand if c in plays]
-
-
 # Every situation's playable cards, each with its action: only the top card's colour matters of the trick.
 _PLAY_ACTIONS: dict[tuple[str | None, bool, bool], dict[Card, Action]] = {}
 
