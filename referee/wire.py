@@ -137,9 +137,30 @@ def _plan(descriptor: Descriptor) -> tuple[bool, dict[str, tuple]]:
                 kind, sub = ("list" if _is_repeated(field) else "one"), message
             else:
                 kind, sub = "scalar", None
-            fields[field.name] = (kind, sub, _is_nullable(field))
+            fields[field.name] = (kind, sub, _is_nullable(field), sub is not None and _is_plain(sub))
         plan = _PLANS[descriptor.full_name] = (_is_wrapper(descriptor), fields)
     return plan
+
+
+def _is_plain(descriptor: Descriptor, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether the JSON form of this message (and of every message inside it) is exactly what the
+    C constructor takes: no bare list standing for a wrapper message. Such a part is handed over
+    as it is, dicts and lists and all, and built in C (a null leaves its field unset, as the walk
+    would; a null where no null belongs is caught by the round-trip tests, not here)."""
+    if _is_wrapper(descriptor) or descriptor.full_name in seen:
+        return False
+    seen = seen | {descriptor.full_name}
+    for field in descriptor.fields:
+        if field.type != FieldDescriptor.TYPE_MESSAGE:
+            continue
+        sub = field.message_type
+        if _is_map(field):
+            value = sub.fields_by_name["value"]
+            if value.type == FieldDescriptor.TYPE_MESSAGE and not _is_plain(value.message_type, seen):
+                return False
+        elif not _is_plain(sub, seen):
+            return False
+    return True
 
 
 def _arguments(descriptor: Descriptor, data: Any, shared: dict[int, tuple[Any, Any]] | None = None) -> dict[str, Any]:
@@ -147,11 +168,11 @@ def _arguments(descriptor: Descriptor, data: Any, shared: dict[int, tuple[Any, A
     message-typed part built once, as messages, and found again by identity (see ``_shared_part``)."""
     wrapper, fields = _plan(descriptor)
     if wrapper:
-        (name, (kind, sub, _)), = fields.items()
-        return {name: [_arguments(sub, v) for v in data] if sub is not None else data}
+        (name, (kind, sub, _, plain)), = fields.items()
+        return {name: [_arguments(sub, v) for v in data] if sub is not None and not plain else data}
     out = {}
     for key, value in data.items():
-        kind, sub, nullable = fields[key]
+        kind, sub, nullable, plain = fields[key]
         if value is None:
             if not nullable:
                 raise WireError(f"{key}: null for a field that is not nullable")
@@ -159,7 +180,9 @@ def _arguments(descriptor: Descriptor, data: Any, shared: dict[int, tuple[Any, A
         if sub is None:
             out[key] = value
         elif shared is not None:
-            out[key] = _shared_part(kind, sub, value, shared)
+            out[key] = _shared_part(kind, sub, value, shared, plain)
+        elif plain:
+            out[key] = value
         elif kind == "list":
             out[key] = [_arguments(sub, v) for v in value]
         elif kind == "one":
@@ -169,18 +192,19 @@ def _arguments(descriptor: Descriptor, data: Any, shared: dict[int, tuple[Any, A
     return out
 
 
-def _shared_part(kind: str, sub: Descriptor, value: Any, shared: dict[int, tuple[Any, Any]]) -> Any:
+def _shared_part(kind: str, sub: Descriptor, value: Any, shared: dict[int, tuple[Any, Any]], plain: bool) -> Any:
     """A part other views may share, as its message (or list or map of them): built once, then
     found by identity (the constructor copies a built message)."""
     hit = shared.get(id(value))
     if hit is None:
         make = GetMessageClass(sub)
+        arguments = (lambda v: v) if plain else (lambda v: _arguments(sub, v))
         if kind == "list":
-            part = [make(**_arguments(sub, v)) for v in value]
+            part = [make(**arguments(v)) for v in value]
         elif kind == "one":
-            part = make(**_arguments(sub, value))
+            part = make(**arguments(value))
         else:
-            part = {k: make(**_arguments(sub, v)) for k, v in value.items()}
+            part = {k: make(**arguments(v)) for k, v in value.items()}
         hit = shared[id(value)] = (value, part)  # the value is kept: its id is not reused meanwhile
     return hit[1]
 
