@@ -218,40 +218,59 @@ def build(cls: type[Message], data: Any, where: str, shared: dict[int, tuple[Any
 
 
 # ---------------------------------------------------------------------- message -> JSON
+# Every bot that reads its observation pays this once a decision: each message type's fields are
+# sorted into kinds once (asking a field's options is slow), then read by kind.
+_MAP_MESSAGE, _MAP_SCALAR, _LIST_MESSAGE, _LIST_SCALAR, _MESSAGE, _NULLABLE, _OPTIONAL, _SCALAR = range(8)
+_READERS: dict[str, tuple[bool, list[tuple[str, int]]]] = {}
+
+
+def _reader(descriptor: Descriptor) -> tuple[bool, list[tuple[str, int]]]:
+    reader = _READERS.get(descriptor.full_name)
+    if reader is None:
+        fields = []
+        for field in descriptor.fields:
+            message = field.type == FieldDescriptor.TYPE_MESSAGE
+            if _is_map(field):
+                value = field.message_type.fields_by_name["value"]
+                kind = _MAP_MESSAGE if value.type == FieldDescriptor.TYPE_MESSAGE else _MAP_SCALAR
+            elif _is_repeated(field):
+                kind = _LIST_MESSAGE if message else _LIST_SCALAR
+            elif field.has_presence:
+                kind = _MESSAGE if message else _NULLABLE if _is_nullable(field) else _OPTIONAL
+                if message and _is_nullable(field):
+                    kind = _NULLABLE  # a message that may be null: read as one when present
+            else:
+                kind = _SCALAR
+            fields.append((field.name, kind))
+        reader = _READERS[descriptor.full_name] = (_is_wrapper(descriptor), fields)
+    return reader
+
+
 def to_json(message: Message) -> Any:
     """The JSON form of a typed message."""
-    descriptor = message.DESCRIPTOR
-    if _is_wrapper(descriptor):
-        (field,) = descriptor.fields
-        return _repeated_json(message, field)
+    wrapper, fields = _reader(message.DESCRIPTOR)
+    if wrapper:
+        (name, kind), = fields
+        values = getattr(message, name)
+        return [to_json(v) for v in values] if kind == _LIST_MESSAGE else list(values)
     data: dict[str, Any] = {}
-    for field in descriptor.fields:
-        name = field.name
-        if _is_map(field):
-            value_field = field.message_type.fields_by_name["value"]
-            source = getattr(message, name)
-            if value_field.type == FieldDescriptor.TYPE_MESSAGE:
-                data[name] = {k: to_json(v) for k, v in source.items()}
-            else:
-                data[name] = dict(source)
-        elif _is_repeated(field):
-            data[name] = _repeated_json(message, field)
-        elif field.has_presence:
-            if message.HasField(name):
-                value = getattr(message, name)
-                data[name] = to_json(value) if field.type == FieldDescriptor.TYPE_MESSAGE else value
-            elif _is_nullable(field):
-                data[name] = None
-        else:
+    for name, kind in fields:
+        if kind == _SCALAR:
             data[name] = getattr(message, name)
+        elif kind == _LIST_MESSAGE:
+            data[name] = [to_json(v) for v in getattr(message, name)]
+        elif kind == _LIST_SCALAR:
+            data[name] = list(getattr(message, name))
+        elif kind == _MAP_MESSAGE:
+            data[name] = {k: to_json(v) for k, v in getattr(message, name).items()}
+        elif kind == _MAP_SCALAR:
+            data[name] = dict(getattr(message, name))
+        elif message.HasField(name):  # a field with presence, set
+            value = getattr(message, name)
+            data[name] = to_json(value) if isinstance(value, Message) else value
+        elif kind == _NULLABLE:
+            data[name] = None
     return data
-
-
-def _repeated_json(message: Message, field: FieldDescriptor) -> list:
-    values = getattr(message, field.name)
-    if field.type == FieldDescriptor.TYPE_MESSAGE:
-        return [to_json(v) for v in values]
-    return list(values)
 
 
 # ---------------------------------------------------------------------- the games' oneofs
