@@ -7,6 +7,7 @@ import concurrent.futures
 import json
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -187,26 +188,47 @@ def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decisi
     return referee_pb2.BotMessage(answer=reply)
 
 
+# a referee that is restarting or out of reach is tried again (a bot stays available, as a
+# lichess bot does); every other refusal (a revoked token, a newer connection) ends the bot
+RECONNECT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+RECONNECT_FIRST, RECONNECT_MAX = 0.5, 30.0  # seconds: doubled after each failed attempt, up to the cap
+
+
 def serve_remote(make_bot: Callable[[str], Bot], referee: str, api_token: str,
                  on_offer: Callable[[referee_pb2.MatchOffer], None] | None = None,
-                 max_matches: int | None = None) -> None:
-    """Stay connected and play every match offered (each in its own thread)."""
+                 max_matches: int | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
+    """Stay connected and play every match offered (each in its own thread). A referee that is
+    unreachable or goes away is reconnected to, with a growing pause; the matches being played go
+    on meanwhile (each on its own stream)."""
+    threads: list[threading.Thread] = []
+    wait = RECONNECT_FIRST
     with grpc.insecure_channel(referee) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)
-        threads = []
-        try:
-            for offer in stub.Connect(referee_pb2.ConnectRequest(protocol_version=PV, api_token=api_token)):
-                if not offer.match_id:
-                    print(f"connected as {offer.bot_id}", flush=True)
-                    continue
-                if on_offer:
-                    on_offer(offer)
-                thread = threading.Thread(target=play_seat, args=(make_bot, referee, offer.seat_token), daemon=True)
-                thread.start()
-                threads.append(thread)
-                if max_matches is not None and len(threads) >= max_matches:
-                    break
-        except grpc.RpcError as exc:
-            raise RefereeError(f"referee {referee}: {exc.code().name}: {exc.details()}") from None
-        for thread in threads:
-            thread.join()
+        while max_matches is None or len(threads) < max_matches:
+            try:
+                for offer in stub.Connect(referee_pb2.ConnectRequest(protocol_version=PV, api_token=api_token)):
+                    if not offer.match_id:
+                        print(f"connected as {offer.bot_id}", flush=True)
+                        wait = RECONNECT_FIRST
+                        continue
+                    if on_offer:
+                        on_offer(offer)
+                    thread = threading.Thread(target=play_seat, args=(make_bot, referee, offer.seat_token), daemon=True)
+                    thread.start()
+                    threads.append(thread)
+                    if max_matches is not None and len(threads) >= max_matches:
+                        break
+                else:  # the referee ended the stream without a word (it is shutting down)
+                    print(f"referee {referee} closed the connection; reconnecting in {wait:g} s",
+                          file=sys.stderr, flush=True)
+                    sleep(wait)
+                    wait = min(wait * 2, RECONNECT_MAX)
+            except grpc.RpcError as exc:
+                if exc.code() not in RECONNECT_CODES:
+                    raise RefereeError(f"referee {referee}: {exc.code().name}: {exc.details()}") from None
+                print(f"referee {referee}: {exc.code().name}: {exc.details()}; reconnecting in {wait:g} s",
+                      file=sys.stderr, flush=True)
+                sleep(wait)
+                wait = min(wait * 2, RECONNECT_MAX)
+    for thread in threads:
+        thread.join()

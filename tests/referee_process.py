@@ -24,10 +24,11 @@ PV = wire.PROTOCOL_VERSION
 
 class RefereeProcess:
     def __init__(self, tmp: Path, grace: float = 5.0, join_timeout: float = 20.0, extra_env: dict | None = None,
-                 extra_args: list[str] | None = None) -> None:
+                 extra_args: list[str] | None = None, tokens: str = "") -> None:
+        """``tokens``: the API token file's lines to start with (``add_api_token`` adds more)."""
         self.operator = secrets.token_urlsafe(12)
         self.token_file = tmp / "tokens.txt"
-        self.token_file.write_text("")
+        self.token_file.write_text(tokens)
         self.unix = tmp / "referee.sock"
         env = dict(os.environ, PARLOUR_OPERATOR_TOKEN=self.operator, PARLOUR_API_TOKENS=str(self.token_file),
                    PARLOUR_RECONNECT_GRACE=str(grace), PARLOUR_JOIN_TIMEOUT=str(join_timeout), **(extra_env or {}))

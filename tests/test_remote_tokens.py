@@ -1,5 +1,6 @@
 """A remote bot's standing connection: a revoked token loses it within seconds and is refused
-afterwards; one live connection per remote bot (a newer one replaces the older, which is told)."""
+afterwards; one live connection per remote bot (a newer one replaces the older, which is told); a
+referee that goes away and comes back finds the bot connected again."""
 from __future__ import annotations
 
 import subprocess
@@ -69,3 +70,33 @@ def test_a_second_connection_replaces_the_first_which_is_told(referee) -> None:
         for server in (first, second):
             server.kill()
             server.wait()
+
+
+def test_a_remote_bot_reconnects_when_its_referee_comes_back(tmp_path) -> None:
+    """The referee is restarted (an upgrade, a crash): ``serve-remote`` keeps trying, with a
+    growing pause, and is connected again once the referee is back on its address."""
+    (tmp_path / "before").mkdir()
+    first = RefereeProcess(tmp_path / "before")
+    port = first.address.rsplit(":", 1)[1]
+    token = first.add_api_token("remote-back")
+    server = serve_remote(first, token, "remote-back")
+    try:
+        first.close()
+        time.sleep(1.5)  # the bot has found the referee gone and tried at least once more
+        assert server.poll() is None, server.stderr.read()
+        (tmp_path / "after").mkdir()
+        second = RefereeProcess(tmp_path / "after", extra_args=["--port", port],
+                                tokens=first.token_file.read_text())
+        try:
+            deadline = time.monotonic() + 20
+            while "remote-back" not in connected(second):
+                assert time.monotonic() < deadline, "serve-remote did not reconnect"
+                assert server.poll() is None
+                time.sleep(0.2)
+            assert server.stdout.readline().strip() == "connected as remote-back"  # told again
+        finally:
+            second.close()
+    finally:
+        server.kill()
+        server.wait()
+    assert "reconnecting in" in server.stderr.read()
