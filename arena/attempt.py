@@ -10,7 +10,7 @@ from bots_sdk.sandbox import SandboxUnavailable
 from . import lifecycle
 from .aftermath import finish
 from .models import Match
-from .recording import record_match
+from .recording import record
 from .runner import play
 
 log = logging.getLogger("parlour.arena")
@@ -19,15 +19,15 @@ log = logging.getLogger("parlour.arena")
 def play_once(match_id: int, worker: str) -> str:
     """Claim, play and record the match as ``worker``: "recorded", "handed back" (the platform
     failed; it is played again after its back-off) or "not scheduled" (claimed or recorded already)."""
-    match = lifecycle.claim_match(match_id, worker)
+    match = lifecycle.claim(match_id, worker)
     if match is None:
         return "not scheduled"
     recorded: Match | bool | None
     try:
-        recorded = record_match(match_id, play(match))
+        recorded = record(match_id, play(match))
     except SandboxUnavailable as exc:  # the operator's switch or the machine: retrying cannot help
         log.warning("match %s not played: %s", match.key, exc)
-        recorded = record_match(match_id, None, f"uploaded bots cannot run on this worker: {str(exc)[:300]}")
+        recorded = record(match_id, None, f"uploaded bots cannot run on this worker: {str(exc)[:300]}")
     except Exception as exc:  # noqa: BLE001 - the platform failed, never the bots (the referee judges them)
         log.warning("match %s failed: %s", match.key, exc)
         recorded = lifecycle.hand_back(match_id, match.attempts, f"{type(exc).__name__}: {str(exc)[:500]}")

@@ -38,16 +38,10 @@ def backoff(failures: int) -> float:
     return min(MAX_DELAY, FIRST_DELAY * 2 ** max(0, failures - 1))
 
 
-def claim(match_id: int, worker: str) -> int | None:
-    """Start an attempt at a scheduled match; its number, or None if the match is not scheduled
-    (recorded already, or being played by another attempt)."""
-    match = claim_match(match_id, worker)
-    return match.attempts if match is not None else None
-
-
-def claim_match(match_id: int, worker: str) -> Match | None:
-    """``claim``, bringing back the claimed row as it now is (its ``attempts`` the attempt's number):
-    the one read the player needs, so it does not read the match again."""
+def claim(match_id: int, worker: str) -> Match | None:
+    """Start an attempt at a scheduled match: the claimed row as it now is (its ``attempts`` the
+    attempt's number), or None if the match is not scheduled (recorded already, or being played by
+    another attempt). The row comes back so the player need not read the match again."""
     with transaction.atomic():
         claimed = Match.objects.filter(pk=match_id, status=Match.SCHEDULED).update(
             status=Match.RUNNING, worker=worker, started=timezone.now(), attempts=F("attempts") + 1)
@@ -68,7 +62,7 @@ def hand_back(match_id: int, attempt: int, reason: str) -> bool:
         if failures >= FAILURE_CAP:
             Match.objects.filter(pk=match_id).update(failures=failures, last_failure=reason)
             log.error("match %s aborted: the platform failed it %s times (last: %s)", match.key, failures, reason)
-            return record(match_id, None, f"the platform failed it {failures} times (last: {reason})")
+            return record(match_id, None, f"the platform failed it {failures} times (last: {reason})") is not None
         delay = backoff(failures)
         Match.objects.filter(pk=match_id).update(status=Match.SCHEDULED, worker="", failures=failures,
                                                  last_failure=reason[:1000],

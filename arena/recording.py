@@ -13,16 +13,11 @@ from .runner import PlayedMatch
 from .stats import forfeit_last
 
 
-def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> bool:
+def record(match_id: int, played: PlayedMatch | None, aborted: str = "") -> Match | None:
     """The one function that records a match of any kind: the seats' rows from the referee's
-    result rows, the result, the replay's path and the ratings, in one transaction; False if the
-    match was recorded already. ``played=None`` aborts the match unplayed, for ``aborted``'s reason."""
-    return record_match(match_id, played, aborted) is not None
-
-
-def record_match(match_id: int, played: PlayedMatch | None, aborted: str = "") -> Match | None:
-    """``record``, bringing back the match as this call recorded it (None: recorded already), so
-    what follows the recording need not read it again."""
+    result rows, the result, the replay's path and the ratings, in one transaction. Returns the
+    match as this call recorded it (so what follows need not read it again), or None if the match
+    was recorded already. ``played=None`` aborts the match unplayed, for ``aborted``'s reason."""
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match_id)
         if match.status in (Match.FINISHED, Match.ABORTED):

@@ -32,9 +32,9 @@ def swiss() -> Tournament:
 
 
 def fail(match: Match, reason: str = "RpcError: the referee is unreachable") -> bool:
-    attempt = lifecycle.claim(match.pk, "w1@host/123")
-    assert attempt is not None
-    return lifecycle.hand_back(match.pk, attempt, reason)
+    claimed = lifecycle.claim(match.pk, "w1@host/123")
+    assert claimed is not None
+    return lifecycle.hand_back(match.pk, claimed.attempts, reason)
 
 
 @pytest.mark.django_db
@@ -57,10 +57,10 @@ def test_a_platform_failure_schedules_the_match_again_with_a_growing_back_off() 
 @pytest.mark.django_db
 def test_only_the_attempt_holding_a_match_hands_it_back() -> None:
     match = swiss().matches.order_by("pk").first()
-    old = lifecycle.claim(match.pk, "w1@host/1")
+    old = lifecycle.claim(match.pk, "w1@host/1").attempts
     assert lifecycle.claim(match.pk, "w2@host/2") is None  # a duplicate task: nothing to do
     assert not lifecycle.hand_back(match.pk, old, "the worker stopped")  # the reconciler's
-    new = lifecycle.claim(match.pk, "w2@host/2")
+    new = lifecycle.claim(match.pk, "w2@host/2").attempts
     assert new == old + 1
     assert not lifecycle.hand_back(match.pk, old, "late news from the first worker")
     match.refresh_from_db()

@@ -95,6 +95,6 @@ def test_recording_a_ladder_match_takes_a_fixed_number_of_queries(played, django
 
 def test_the_claimed_row_is_the_attempt_that_holds_it() -> None:
     match = round_robin()[0]
-    claimed = lifecycle.claim_match(match.pk, "w@host/1")
+    claimed = lifecycle.claim(match.pk, "w@host/1")
     assert (claimed.status, claimed.worker, claimed.attempts) == (Match.RUNNING, "w@host/1", 1)
-    assert lifecycle.claim_match(match.pk, "w@host/2") is None
+    assert lifecycle.claim(match.pk, "w@host/2") is None
