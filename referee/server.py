@@ -512,11 +512,12 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         match = room.match
         game = match.config.game
         legal = request.legal_actions
-        message = referee_pb2.RefereeMessage(decision=referee_pb2.Decision(
+        # built in one constructor call from its parts (a nested message passed in is copied: an
+        # observation wrapped twice would be copied twice, 16 KB a seat in a Bszzzz window)
+        message = referee_pb2.RefereeMessage(decision=dict(
             protocol_version=PV, decision_id=request.decision_id,
             observation=observation if observation is not None else wire.observation_message(game, request.observe()),
-            legal_actions=[referee_pb2.LegalAction(action=wire.action_message(game, a), label=request.label(a))
-                           for a in legal],
+            legal_actions=[dict(action=wire.action_message(game, a), label=request.label(a)) for a in legal],
             deadline_seconds=request.deadline, bank_seconds=request.bank))
         watch = Stopwatch(self.lag)
         limit = request.deadline + match.clocks[seat_index].lag_allowance()

@@ -209,12 +209,16 @@ def _shared_part(kind: str, sub: Descriptor, value: Any, shared: dict[int, tuple
     return hit[1]
 
 
-def build(cls: type[Message], data: Any, where: str, shared: dict[int, tuple[Any, Any]] | None = None) -> Message:
-    """The message of class ``cls`` for ``data`` (its JSON form); ``shared``: see ``_arguments``."""
+def build(container: type[Message], game_id: str, data: Any, where: str,
+          shared: dict[int, tuple[Any, Any]] | None = None) -> Message:
+    """The ``container`` message (Observation or Action) holding the game's message for ``data``
+    (its JSON form), built in one constructor call: the game's message is not built first and
+    then copied in. ``shared``: see ``_arguments``."""
+    name, cls = _game_class(container, game_id)
     try:
-        return cls(**_arguments(cls.DESCRIPTOR, data, shared))
+        return container(**{name: _arguments(cls.DESCRIPTOR, data, shared)})
     except Exception:
-        return fill(cls(), data, where)  # slow, but names the key that does not fit
+        return container(**{name: fill(cls(), data, where)})  # slow, but names the key that does not fit
 
 
 # ---------------------------------------------------------------------- message -> JSON
@@ -283,22 +287,27 @@ def game_field(game_id: str) -> str:
     return name
 
 
+_GAME_CLASSES: dict[tuple[str, str], tuple[str, type[Message]]] = {}
+
+
 def _game_class(container: type[Message], game_id: str) -> tuple[str, type[Message]]:
-    name = game_field(game_id)
-    return name, GetMessageClass(container.DESCRIPTOR.fields_by_name[name].message_type)
+    found = _GAME_CLASSES.get((container.DESCRIPTOR.full_name, game_id))
+    if found is None:
+        name = game_field(game_id)
+        found = name, GetMessageClass(container.DESCRIPTOR.fields_by_name[name].message_type)
+        _GAME_CLASSES[(container.DESCRIPTOR.full_name, game_id)] = found
+    return found
 
 
 def observation_message(game_id: str, view: dict[str, Any]) -> referee_pb2.Observation:
-    name, cls = _game_class(referee_pb2.Observation, game_id)
-    return referee_pb2.Observation(**{name: build(cls, view, "observation")})
+    return build(referee_pb2.Observation, game_id, view, "observation")
 
 
 def observation_messages(game_id: str, views: list[dict[str, Any]]) -> list[referee_pb2.Observation]:
     """The messages of several seats' views of one moment (``GameState.views``), which may share
     parts: a part shared by identity (the table of a simultaneous window) is converted once."""
-    name, cls = _game_class(referee_pb2.Observation, game_id)
     shared: dict[int, tuple[Any, Any]] = {}  # id(part) -> (part, its message or messages)
-    return [referee_pb2.Observation(**{name: build(cls, view, "observation", shared)}) for view in views]
+    return [build(referee_pb2.Observation, game_id, view, "observation", shared) for view in views]
 
 
 def observation_json(message: referee_pb2.Observation) -> dict[str, Any]:
@@ -309,8 +318,7 @@ def observation_json(message: referee_pb2.Observation) -> dict[str, Any]:
 
 
 def action_message(game_id: str, action: dict[str, Any]) -> referee_pb2.Action:
-    name, cls = _game_class(referee_pb2.Action, game_id)
-    return referee_pb2.Action(**{name: build(cls, action, "action")})
+    return build(referee_pb2.Action, game_id, action, "action")
 
 
 def action_json(message: referee_pb2.Action) -> dict[str, Any]:
