@@ -1,6 +1,7 @@
 """Workers say they are alive: every worker's main process writes a key in Redis every few
 seconds (``parlour:worker:<node>``, expiring after ``PARLOUR_HEARTBEAT_TTL`` s) with its pool's
-processes and whether its referee answers. A match is held by one process of one worker
+processes, whether its referee answers and whether uploaded bots can run in its sandbox (which
+the website reads, so the website itself needs no sandbox privileges). A match is held by one process of one worker
 (``identity``); the reconciler hands back the matches of processes no heartbeat vouches for."""
 from __future__ import annotations
 
@@ -53,9 +54,13 @@ def reachable(address: str, timeout: float = 1.0) -> bool:
 def beat(node: str, started: float) -> None:
     """Say this worker is alive (its main process calls this every EVERY seconds)."""
     referee = os.environ.get("REFEREE_ADDRESS", "")
+    from bots_sdk.sandbox import support
+
+    sandbox = support()  # found once per process: what the website says about uploads comes from here
     info = {"node": node, "host": socket.gethostname(), "pid": os.getpid(), "pool": pool_pids(),
             "started": started, "seen": time.time(), "referee": referee,
-            "referee_reachable": reachable(referee) if referee else None, "queues": worker_queues()}
+            "referee_reachable": reachable(referee) if referee else None, "queues": worker_queues(),
+            "sandbox": {"runs": sandbox.mode != "refused", "says": sandbox.describe()}}
     connection().set(PREFIX + node, json.dumps(info), ex=max(1, round(TTL)))
 
 

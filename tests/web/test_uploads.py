@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 import zipfile
 from datetime import timedelta
 from pathlib import Path
@@ -17,6 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 from pytest_django.asserts import assertContains, assertNotContains, assertRedirects
 
+from arena import heartbeats
+from arena.checks import sandbox_support
 from arena.models import Bot, BotVersion, Match
 from arena.tasks import run_match
 from bots_sdk.sandbox import Support
@@ -113,6 +116,23 @@ def test_disabled_where_the_sandbox_cannot_run(client, uma) -> None:
         response = post(client, "good.py", GOOD)
         assertContains(response, "Uploads are disabled")
     assert not BotVersion.objects.exists()
+
+
+def test_uploads_follow_what_the_live_workers_say_of_their_sandbox(client, uma, redis_client) -> None:
+    """The workers play uploaded bots, so their heartbeats decide, not the website's own machine
+    (which then needs no sandbox privileges)."""
+    refused = Support(False, "refused", "the sandbox's namespaces, uid change and cgroups need root")
+    heartbeats.beat("able@host", time.time())  # a worker where the sandbox runs (this machine)
+    with mock.patch("bots_sdk.sandbox.support", return_value=refused):  # the website's own machine refuses it
+        assertNotContains(client.get(reverse("upload")), "Uploads are disabled")
+        assert "1 of 1 live worker(s) run uploaded bots" in sandbox_support()[1]
+        heartbeats.gone("able@host")
+        heartbeats.beat("unable@host", time.time())  # the only live worker refuses it
+    page = client.get(reverse("upload"))  # though this machine could run it
+    assertContains(page, "Uploads are disabled")
+    assert "need root" in sandbox_support()[1] and "on every live worker" in sandbox_support()[1]
+    heartbeats.gone("unable@host")
+    assertNotContains(client.get(reverse("upload")), "Uploads are disabled")  # no worker heard from: looks here
 
 
 def test_the_upload_returns_at_once_with_the_version_pending(client, uma) -> None:
