@@ -180,16 +180,23 @@ def cell_key(cell: Cell) -> int:
 
 
 NEIGHBOUR_STEPS = tuple(dr * 64 + dc for dr, dc in NEIGHBOURS)
-_RING_PLACES: dict[tuple, list[tuple[int, Action]]] = {}
+# each cell a card may be placed on (within 3 of the first card), by key: its neighbours' keys
+NEIGHBOUR_KEYS: dict[int, frozenset[int]] = {
+    cell_key((r, c)): frozenset(cell_key((r, c)) + step for step in NEIGHBOUR_STEPS)
+    for r in range(-4, 5) for c in range(-4, 5)}
+# every cell a card may be placed on, by key, with its place action
+PLACE_BY_KEY: dict[int, Action] = {
+    cell_key((r, c)): place_action((r, c)) for r in range(-4, 5) for c in range(-4, 5)}
+_RING_KEYS: dict[tuple, frozenset[int]] = {}
 
 
-def ring_places(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> list[tuple[int, Action]]:
-    """``ring(bbox, limits)``'s cells by ``cell_key``, each with its place action (memoised likewise)."""
+def ring_keys(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> frozenset[int]:
+    """``ring(bbox, limits)``'s cells by ``cell_key`` (memoised likewise)."""
     key = (bbox, limits)
-    places = _RING_PLACES.get(key)
-    if places is None:
-        places = _RING_PLACES[key] = [(cell_key(c), place_action(c)) for c in ring(bbox, limits)]
-    return places
+    keys = _RING_KEYS.get(key)
+    if keys is None:
+        keys = _RING_KEYS[key] = frozenset(map(cell_key, ring(bbox, limits)))
+    return keys
 
 
 def bounding_box(cells: Iterable[Cell]) -> tuple[int, int, int, int]:
@@ -320,9 +327,9 @@ class MistyState(GameState):
         self.fed: list[set[str]] = [set() for _ in range(self.n)]
         self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
-        # per seat during construction: [free cells (empty, touching the window), bounding box,
-        # ring_places(bounding box), occupied cells], cells by cell_key, kept up to date as cards
-        # are placed; None = to recompute
+        # per seat during construction: [legal cells (empty, touching the window, keeping it
+        # within a box), bounding box, occupied cells], cells by cell_key, kept up to date as
+        # cards are placed; None = to recompute
         self._shapes: list[list | None] = [None] * self.n
         self._touch()
 
@@ -367,41 +374,40 @@ class MistyState(GameState):
         return (self.direction() * (holder - seat)) % self.n <= self.pick
 
     def shape(self, seat: int) -> list:
-        """[free cells, bounding box, ring, occupied cells] of a seat's window under construction."""
+        """[legal cells, bounding box, occupied cells] of a seat's window under construction."""
         shape = self._shapes[seat]
         if shape is None:
             window = self.windows[seat]
             if not window:
-                shape = [{cell_key((0, 0))}, None, [(cell_key((0, 0)), place_action((0, 0)))], set()]
+                shape = [{cell_key((0, 0))}, None, set()]
             else:
                 occupied = {cell_key(cell) for cell in window}
-                free = {k + step for k in occupied for step in NEIGHBOUR_STEPS} - occupied
                 bbox = bounding_box(window)
-                shape = [free, bbox, ring_places(bbox, self.limits), occupied]
+                touching = {k + step for k in occupied for step in NEIGHBOUR_STEPS}
+                shape = [(touching - occupied) & ring_keys(bbox, self.limits), bbox, occupied]
             self._shapes[seat] = shape
         return shape
 
     def grow(self, seat: int, cell: Cell) -> None:
-        """Update the free cells and the bounding box after a card is placed on ``cell``."""
+        """Update the legal cells and the bounding box after a card is placed on ``cell``: its
+        empty neighbours join the legal cells, then those that no longer fit a box leave them
+        (the bounding box only grows, so they never fit again)."""
         shape = self._shapes[seat]
         if shape is None:
             return
-        free, occupied = shape[0], shape[3]
+        legal, bbox, occupied = shape
         key = cell_key(cell)
         occupied.add(key)
-        free.discard(key)
-        free.update([n for n in [key + step for step in NEIGHBOUR_STEPS] if n not in occupied])
-        bbox = shape[1]
+        legal |= NEIGHBOUR_KEYS[key]
+        legal -= occupied
         r, c = cell
         if bbox is None:
             bbox = (r, r, c, c)
         else:
             r0, r1, c0, c1 = bbox
-            if r0 <= r <= r1 and c0 <= c <= c1:
-                return
             bbox = (r if r < r0 else r0, r if r > r1 else r1, c if c < c0 else c0, c if c > c1 else c1)
         shape[1] = bbox
-        shape[2] = ring_places(bbox, self.limits)
+        legal &= ring_keys(bbox, self.limits)
 
     def draft_actions(self, seat: int) -> list[Action]:
         """The seat's next draft step, ignoring whether it has already answered: which (kind,
@@ -409,8 +415,8 @@ class MistyState(GameState):
         if self.taken[seat] is None:
             # one action per (kind, motif), in hand order (later copies update the same key)
             return list(dict(map(_TAKE_OF_CARD.__getitem__, self.hands[seat])).values())
-        free, _, around, _ = self._shapes[seat] or self.shape(seat)
-        return [action for key, action in around if key in free]
+        legal = (self._shapes[seat] or self.shape(seat))[0]
+        return [PLACE_BY_KEY[key] for key in sorted(legal)]  # keys sort as (row, col) do
 
     def draft_step(self, seat: int, action: Action) -> None:
         """Seal one (legal) draft answer; reveal every card when the last seat has placed its."""
@@ -733,7 +739,7 @@ class MistyState(GameState):
         other.fed = [set(f) for f in self.fed]
         other.log = list(self.log)
         other.rounds = list(self.rounds)
-        other._shapes = [None if s is None else [set(s[0]), s[1], s[2], set(s[3])] for s in self._shapes]
+        other._shapes = [None if s is None else [set(s[0]), s[1], set(s[2])] for s in self._shapes]
 
     # ------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:
