@@ -92,6 +92,10 @@ KIND = {card_id: card.kind for card_id, card in CARDS.items()}
 KIND_MOTIF = {card_id: (card.kind, card.motif) for card_id, card in CARDS.items()}
 MOTIF_NAME = {(c.kind, c.motif): c.name for c in CARDS.values()}
 ARROWS = frozenset(MOVES)
+# the cards of a kind, so that rules test a card id without looking its kind up
+ARROW_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind in ARROWS)
+MONSTER_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind == "monster")
+FLOWER_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind == "flower")
 
 OPTIONS = (
     OptionSpec("smile_pairs", "choice", "disjoint", ("disjoint", "overlapping"),
@@ -223,9 +227,10 @@ def lowest_copy(hand: list[str], kind_motif: tuple[str, str]) -> str:
     raise ValueError(f"no {kind_motif} in the hand")
 
 
-def renumber(window: Window) -> tuple[Window, Cell]:
-    """The window with (0, 0) at its top-left corner, and its (rows, cols)."""
-    r0, r1, c0, c1 = bounding_box(window)
+def renumber(window: Window, bbox: tuple[int, int, int, int] | None = None) -> tuple[Window, Cell]:
+    """The window with (0, 0) at its top-left corner, and its (rows, cols); ``bbox``, its bounding
+    box when already known."""
+    r0, r1, c0, c1 = bbox or bounding_box(window)
     return {(r - r0, c - c0): stack for (r, c), stack in window.items()}, (r1 - r0 + 1, c1 - c0 + 1)
 
 
@@ -233,18 +238,18 @@ def renumber(window: Window) -> tuple[Window, Cell]:
 def arrow_cells(window: Mapping[Cell, list[str]], moved: set[str] | frozenset[str]) -> list[Cell]:
     """Cells whose top card is an arrow card not yet activated (a covered card never moves)."""
     return sorted(cell for cell, stack in window.items()
-                  if KIND[stack[-1]] in ARROWS and stack[-1] not in moved)
+                  if stack[-1] in ARROW_CARDS and stack[-1] not in moved)
 
 
 def meal_pairs(window: Mapping[Cell, list[str]], fed: set[str] | frozenset[str]) -> list[tuple[Cell, Cell]]:
     """(monster cell, flower cell) pairs: an uncovered monster that has not eaten, and a flower
     alone on its cell anywhere in the window."""
     monsters = sorted(cell for cell, stack in window.items()
-                      if KIND[stack[-1]] == "monster" and stack[-1] not in fed)
+                      if stack[-1] in MONSTER_CARDS and stack[-1] not in fed)
     if not monsters:
         return []
     flowers = sorted(cell for cell, stack in window.items()
-                     if len(stack) == 1 and KIND[stack[0]] == "flower")
+                     if len(stack) == 1 and stack[0] in FLOWER_CARDS)
     return [(m, f) for m in monsters for f in flowers]
 
 
@@ -328,8 +333,8 @@ class MistyState(GameState):
         self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
         # per seat during construction: [legal cells (empty, touching the window, keeping it
-        # within a box), bounding box, occupied cells], cells by cell_key, kept up to date as
-        # cards are placed; None = to recompute
+        # within a box), bounding box, ring_keys(bounding box), occupied cells], cells by
+        # cell_key, kept up to date as cards are placed; None = to recompute
         self._shapes: list[list | None] = [None] * self.n
         self._touch()
 
@@ -374,17 +379,18 @@ class MistyState(GameState):
         return (self.direction() * (holder - seat)) % self.n <= self.pick
 
     def shape(self, seat: int) -> list:
-        """[legal cells, bounding box, occupied cells] of a seat's window under construction."""
+        """[legal cells, bounding box, ring, occupied cells] of a seat's window under construction."""
         shape = self._shapes[seat]
         if shape is None:
             window = self.windows[seat]
             if not window:
-                shape = [{cell_key((0, 0))}, None, set()]
+                shape = [{cell_key((0, 0))}, None, frozenset(), set()]
             else:
                 occupied = {cell_key(cell) for cell in window}
                 bbox = bounding_box(window)
+                ring = ring_keys(bbox, self.limits)
                 touching = {k + step for k in occupied for step in NEIGHBOUR_STEPS}
-                shape = [(touching - occupied) & ring_keys(bbox, self.limits), bbox, occupied]
+                shape = [(touching - occupied) & ring, bbox, ring, occupied]
             self._shapes[seat] = shape
         return shape
 
@@ -395,19 +401,17 @@ class MistyState(GameState):
         shape = self._shapes[seat]
         if shape is None:
             return
-        legal, bbox, occupied = shape
+        legal, bbox, ring, occupied = shape
         key = cell_key(cell)
         occupied.add(key)
-        legal |= NEIGHBOUR_KEYS[key]
-        legal -= occupied
+        legal.discard(key)
         r, c = cell
-        if bbox is None:
-            bbox = (r, r, c, c)
-        else:
-            r0, r1, c0, c1 = bbox
-            bbox = (r if r < r0 else r0, r if r > r1 else r1, c if c < c0 else c0, c if c > c1 else c1)
-        shape[1] = bbox
-        legal &= ring_keys(bbox, self.limits)
+        if bbox is None or not (bbox[0] <= r <= bbox[1] and bbox[2] <= c <= bbox[3]):
+            bbox = shape[1] = (r, r, c, c) if bbox is None else (
+                min(r, bbox[0]), max(r, bbox[1]), min(c, bbox[2]), max(c, bbox[3]))
+            ring = shape[2] = ring_keys(bbox, self.limits)
+            legal &= ring
+        legal |= (NEIGHBOUR_KEYS[key] & ring) - occupied
 
     def draft_actions(self, seat: int) -> list[Action]:
         """The seat's next draft step, ignoring whether it has already answered: which (kind,
@@ -458,7 +462,8 @@ class MistyState(GameState):
     # ------------------------------------------------------------------ activation
     def begin_activation(self) -> None:
         for seat in range(self.n):
-            self.windows[seat], self.sizes[seat] = renumber(self.windows[seat])
+            bbox = self.shape(seat)[1]  # kept up to date through the draft
+            self.windows[seat], self.sizes[seat] = renumber(self.windows[seat], bbox)
         self._shapes = [None] * self.n
         self.stage = "activation"
         self.active = self.first
@@ -739,7 +744,7 @@ class MistyState(GameState):
         other.fed = [set(f) for f in self.fed]
         other.log = list(self.log)
         other.rounds = list(self.rounds)
-        other._shapes = [None if s is None else [set(s[0]), s[1], set(s[2])] for s in self._shapes]
+        other._shapes = [None if s is None else [set(s[0]), s[1], s[2], set(s[3])] for s in self._shapes]
 
     # ------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:
