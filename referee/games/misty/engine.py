@@ -72,7 +72,7 @@ from ..interface import (
     copy_json,
 )
 from ..ranking import ranks_with_tiebreak
-from ..seeding import draw_seed, stream
+from ..seeding import Draws, draw_seed
 from .data import CARD_IDS, CARD_TEXTS, CARDS, MOVES, POINTS
 
 Cell = tuple[int, int]
@@ -345,7 +345,7 @@ class MistyState(GameState):
     def start_round(self) -> None:
         """Deal the round's cards (the deal of round r from its own stream) and the first hands."""
         per_seat = sum(size for _, size in self.phases)
-        self.deck = stream(self.seed, "deal", self.round).sample(CARD_IDS, self.n * per_seat)
+        self.deck = Draws(self.seed, "deal", self.round).sample(CARD_IDS, self.n * per_seat)
         self.stage = "draft"
         self.draft_phase = 0
         self.pick = 0
@@ -845,7 +845,7 @@ def _variants() -> dict[str, Variant]:
 GAME = GameDescription(
     id="misty",
     name="Misty",
-    engine_version="1.0.0",
+    engine_version="1.1.0",
     variants=_variants(),
     state_class=MistyState,
     card_texts=CARD_TEXTS,

@@ -43,7 +43,7 @@ from ..interface import (
     copy_json,
 )
 from ..ranking import competition_ranks, ranks_with_tiebreak
-from ..seeding import draw_seed, shuffled, stream
+from ..seeding import Draws, draw_seed
 from .data import ALPHABETICAL_RANK, CARD_TEXTS, COLOURS, PRE_PRESENTATION, TILE_IDS, TILES, TURN_CARDS
 from .scoring import score_arrangement
 
@@ -154,13 +154,13 @@ class TussieMussieState(GameState):
         """Shuffle the tiles (those the apprentice keeps excepted) and set up the round's decisions."""
         self.round = round_index
         self.first = round_index % self.n
-        deal = stream(self.seed, "deal", round_index)
+        deal = Draws(self.seed, "deal", round_index)
         carried = [c for c in self.hands[1]] if self.solo and round_index else []
         if carried:
             in_play = {c[0] for c in carried}
-            self.stack = shuffled([t for t in TILE_IDS if t not in in_play], deal)
+            self.stack = deal.shuffled([t for t in TILE_IDS if t not in in_play])
         else:
-            self.stack = shuffled(TILE_IDS, deal)
+            self.stack = deal.shuffled(TILE_IDS)
         self.hands = [[] for _ in range(self.hand_count)]
         self.revealed = False
         self.out = []
@@ -174,7 +174,7 @@ class TussieMussieState(GameState):
             self.hands[1] = carried
             if round_index == 0 and self.config.options["apprentice_head_start"]:
                 self.hands[1].append([self.stack.pop(), "bouquet", ALL_SEEN])
-            self.turns = shuffled(TURN_CARD_IDS, deal)
+            self.turns = deal.shuffled(TURN_CARD_IDS)
             self.phase = "distribute"
             self.next_solo_turn()
         else:
@@ -384,7 +384,7 @@ class TussieMussieState(GameState):
         """The apprentice keeps 1 then 2 tiles (one more each with the head start), drawn at random."""
         keep = self.round + 1 + (1 if self.config.options["apprentice_head_start"] else 0)
         tiles = sorted([c[0] for c in self.hands[1] if c is not None])
-        kept = stream(self.seed, "apprentice", self.round).sample(tiles, keep)
+        kept = Draws(self.seed, "apprentice", self.round).sample(tiles, keep)
         facedown = self.config.options["apprentice_keeps_facedown"]
         self.kept_from = tiles if facedown else []
         self.kept = kept if facedown else []
@@ -741,7 +741,7 @@ def _variants() -> dict[str, Variant]:
 GAME = GameDescription(
     id="tussie-mussie",
     name="Tussie Mussie",
-    engine_version="1.0.0",
+    engine_version="1.1.0",
     variants=_variants(),
     state_class=TussieMussieState,
     card_texts=CARD_TEXTS,
