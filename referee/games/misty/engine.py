@@ -237,8 +237,9 @@ def renumber(window: Window, bbox: tuple[int, int, int, int] | None = None) -> t
 # ---------------------------------------------------------------------------------- activation
 def arrow_cells(window: Mapping[Cell, list[str]], moved: set[str] | frozenset[str]) -> list[Cell]:
     """Cells whose top card is an arrow card not yet activated (a covered card never moves)."""
-    return sorted(cell for cell, stack in window.items()
-                  if stack[-1] in ARROW_CARDS and stack[-1] not in moved)
+    cells = [cell for cell, stack in window.items() if stack[-1] in ARROW_CARDS and stack[-1] not in moved]
+    cells.sort()
+    return cells
 
 
 def meal_pairs(window: Mapping[Cell, list[str]], fed: set[str] | frozenset[str]) -> list[tuple[Cell, Cell]]:
@@ -404,14 +405,18 @@ class MistyState(GameState):
         legal, bbox, ring, occupied = shape
         key = cell_key(cell)
         occupied.add(key)
-        legal.discard(key)
         r, c = cell
         if bbox is None or not (bbox[0] <= r <= bbox[1] and bbox[2] <= c <= bbox[3]):
-            bbox = shape[1] = (r, r, c, c) if bbox is None else (
-                min(r, bbox[0]), max(r, bbox[1]), min(c, bbox[2]), max(c, bbox[3]))
-            ring = shape[2] = ring_keys(bbox, self.limits)
+            if bbox is None:
+                bbox = (r, r, c, c)
+            else:
+                r0, r1, c0, c1 = bbox
+                bbox = (r if r < r0 else r0, r if r > r1 else r1, c if c < c0 else c0, c if c > c1 else c1)
+            ring = ring_keys(bbox, self.limits)
+            shape[1], shape[2] = bbox, ring
             legal &= ring
-        legal |= (NEIGHBOUR_KEYS[key] & ring) - occupied
+        legal |= NEIGHBOUR_KEYS[key] & ring
+        legal -= occupied
 
     def draft_actions(self, seat: int) -> list[Action]:
         """The seat's next draft step, ignoring whether it has already answered: which (kind,
