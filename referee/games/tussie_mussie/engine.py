@@ -84,15 +84,9 @@ ORCHID_ACTIONS = [{"type": "orchid", "colour": colour} for colour in ORCHID_COLO
 LARKSPUR_DRAW = {"type": "larkspur_draw"}
 SNAPDRAGON_STOP = {"type": "snapdragon_stop"}
 DONE = {"type": "done"}
-_COLUMN_ACTIONS: dict[tuple[str, int], Action] = {}
-
-
-def column_action(kind: str, column: int) -> Action:
-    """``{"type": kind, "column": column}`` (a Snapdragon or Marigold choice), memoised."""
-    action = _COLUMN_ACTIONS.get((kind, column))
-    if action is None:
-        action = _COLUMN_ACTIONS[kind, column] = {"type": kind, "column": column}
-    return action
+# a Snapdragon or Marigold choice of each column (an arrangement never has more columns than tiles)
+SNAPDRAGON_ACTIONS = [{"type": "snapdragon", "column": c} for c in range(len(TILE_IDS))]
+MARIGOLD_ACTIONS = [{"type": "marigold", "column": c} for c in range(len(TILE_IDS))]
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
 
 
@@ -284,7 +278,7 @@ class TussieMussieState(GameState):
             ]
         if self.snap_moved is not None:
             return [
-                column_action("snapdragon", c)
+                SNAPDRAGON_ACTIONS[c]
                 for c in self.columns_of(seat)
                 if c != self.snap_moved
             ] + [SNAPDRAGON_STOP]
@@ -298,12 +292,12 @@ class TussieMussieState(GameState):
         if "pink_larkspur" in unused and self.stack:
             actions.append(LARKSPUR_DRAW)
         if "snapdragon" in unused:
-            actions += [column_action("snapdragon", c) for c in self.columns_of(seat)]
+            actions += [SNAPDRAGON_ACTIONS[c] for c in self.columns_of(seat)]
         marigold_due = False
         if "marigold" in unused:
             marigold = self.column_of(seat, "marigold")
             others = [c for c in self.columns_of(seat) if c != marigold]
-            actions += [column_action("marigold", c) for c in others]
+            actions += [MARIGOLD_ACTIONS[c] for c in others]
             marigold_due = bool(others)
         if actions and not marigold_due:
             actions.append(DONE)
