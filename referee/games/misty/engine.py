@@ -564,7 +564,7 @@ class MistyState(GameState):
     # ------------------------------------------------------------------ the interface
     def to_move(self) -> list[int]:
         if self.stage == "draft":
-            return [s for s in range(self.n) if self.placed[s] is None]
+            return [seat for seat, cell in enumerate(self.placed) if cell is None]
         if self.stage == "activation":
             return [self.active]
         return []
