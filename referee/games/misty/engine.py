@@ -245,12 +245,12 @@ def arrow_cells(window: Mapping[Cell, list[str]], moved: set[str] | frozenset[st
 def meal_pairs(window: Mapping[Cell, list[str]], fed: set[str] | frozenset[str]) -> list[tuple[Cell, Cell]]:
     """(monster cell, flower cell) pairs: an uncovered monster that has not eaten, and a flower
     alone on its cell anywhere in the window."""
-    monsters = sorted(cell for cell, stack in window.items()
-                      if stack[-1] in MONSTER_CARDS and stack[-1] not in fed)
+    monsters = [cell for cell, stack in window.items() if stack[-1] in MONSTER_CARDS and stack[-1] not in fed]
     if not monsters:
         return []
-    flowers = sorted(cell for cell, stack in window.items()
-                     if len(stack) == 1 and stack[0] in FLOWER_CARDS)
+    flowers = [cell for cell, stack in window.items() if len(stack) == 1 and stack[0] in FLOWER_CARDS]
+    monsters.sort()
+    flowers.sort()
     return [(m, f) for m in monsters for f in flowers]
 
 
