@@ -151,12 +151,13 @@ def test_seat_views_hide_what_the_seat_did_not_see() -> None:
 
 
 def test_engine_versions_are_semver_and_an_old_short_version_still_checks() -> None:
-    """Every engine says "X.Y.Z"; Bszzzz's replays recorded when it said "1" still re-simulate, a
-    replay of another engine version does not."""
+    """Every engine says "X.Y.Z"; a short version is its semver triple (Bszzzz's early replays said
+    "1", that is "1.0.0"), a replay of another engine version does not re-simulate."""
     assert all(re.fullmatch(r"\d+\.\d+\.\d+", g.engine_version) for g in GAMES.values())
     replay = build_replay(play_match("bszzzz", [RandomBot() for _ in range(3)], seed=2,
                                      options={"round_cap": 1}).match)
-    replay["header"]["engine_version"] = "1"
+    replay["header"]["engine_version"] = "1.1"
     assert check_replay(replay) == []
-    replay["header"]["engine_version"] = "2.0.0"
-    assert check_replay(replay) == ["re-simulation failed: replay made by bszzzz engine 2.0.0, this is 1.0.0"]
+    for other in ("1", "2.0.0"):  # "1": a 1.0.0 replay, dealt otherwise
+        replay["header"]["engine_version"] = other
+        assert check_replay(replay) == [f"re-simulation failed: replay made by bszzzz engine {other}, this is 1.1.0"]

@@ -22,7 +22,7 @@ from engine_contract import (
 )
 from referee.games import ConfigError, IllegalActionError, PositionError, get_game
 from referee.games.bszzzz.data import CARDS, COLOURS, DECKS, HAND_SIZE, SWATTERS
-from referee.games.seeding import stream
+from referee.games.seeding import Draws
 
 GAME = get_game("bszzzz")
 VECTORS = json.loads(  # tests/data/vectors/README.md
@@ -112,9 +112,8 @@ def test_deal_of_a_round_depends_only_on_seed_and_round():
         hands.append(state.position_state()["hands"])
         assert state.dealer == 1 and state.turn == 2  # the dealer moves left
     assert hands[0] == hands[1]
-    # and it is stream(seed, "deal", 2) shuffling the deck's fixed ids
-    cards = list(DECKS["rulebook"])
-    stream(99, "deal", 2).shuffle(cards)
+    # and it is Draws(seed, "deal", 2) shuffling the deck's fixed ids
+    cards = Draws(99, "deal", 2).shuffled(DECKS["rulebook"])
     assert sorted(hands[0][0][:15]) == sorted(c.id for c in cards[:15])
 
 

@@ -15,7 +15,7 @@ A swatter on a pest takes the whole trick; on a useful insect only the useful in
 discarded). A web discards the trick. After a swatter or a web the seat to the left of its player leads
 the next trick. The round ends when at most one seat still holds a swatter, or after n consecutive
 windows with no card applied; then round points (``round_points``) are added, the dealer moves left and
-a new deal follows (``stream(seed, "deal", round)``). The game ends after the round in which a seat
+a new deal follows (``Draws(seed, "deal", round)``). The game ends after the round in which a seat
 reaches 100, or at ``round_cap``. Total variant: no turn, nobody forced, any seat may play any legal
 card (pests included); a trick's first window gives priority from the last trick's winner; a window in
 which nobody plays ends the round.
@@ -91,7 +91,7 @@ from ..interface import (
     Variant,
 )
 from ..ranking import competition_ranks
-from ..seeding import SEED_BITS, stream
+from ..seeding import SEED_BITS, Draws
 from .data import CARD_TEXTS, CARDS, COLOURS, DECKS, HAND_SIZE, PEST, SWATTER, SWATTERS, USEFUL, WEB, Card
 
 TARGET = 100
@@ -146,8 +146,7 @@ def swat_value(colour: str, trick: Iterable[Card]) -> int:
 # ---------------------------------------------------------------------------------------- the deal
 def deal_hands(deck: str, colours: list[str], seed: int, round_no: int) -> tuple[list[list[Card]], list[Card]]:
     """The hands of round ``round_no`` (each with its seat's 3 swatters) and the cards left out."""
-    cards = list(DECKS[deck])
-    stream(seed, "deal", round_no).shuffle(cards)
+    cards = Draws(seed, "deal", round_no).shuffled(DECKS[deck])
     size = HAND_SIZE[len(colours)]
     hands = [
         sorted(cards[k * size:(k + 1) * size], key=_sort_key) + list(SWATTERS[colour])
@@ -717,7 +716,7 @@ def _render_summary(summary: dict, detailed: bool) -> dict:
 GAME = GameDescription(
     id="bszzzz",
     name="Bszzzz!",
-    engine_version="1.0.0",
+    engine_version="1.1.0",
     variants={
         "standard": Variant("standard", (3, 4, 5, 6), OPTIONS, doc="turn order; the turn seat must play"),
         "total": Variant("total", (3, 4, 5, 6), OPTIONS,

@@ -72,7 +72,7 @@ from ..interface import (
     copy_json,
 )
 from ..ranking import ranks_with_tiebreak
-from ..seeding import draw_seed, stream
+from ..seeding import Draws, draw_seed
 from .data import CARD_IDS, CARD_TEXTS, CARDS, MOVES, POINTS
 
 Cell = tuple[int, int]
@@ -92,6 +92,10 @@ KIND = {card_id: card.kind for card_id, card in CARDS.items()}
 KIND_MOTIF = {card_id: (card.kind, card.motif) for card_id, card in CARDS.items()}
 MOTIF_NAME = {(c.kind, c.motif): c.name for c in CARDS.values()}
 ARROWS = frozenset(MOVES)
+# the cards of a kind, so that rules test a card id without looking its kind up
+ARROW_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind in ARROWS)
+MONSTER_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind == "monster")
+FLOWER_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind == "flower")
 
 OPTIONS = (
     OptionSpec("smile_pairs", "choice", "disjoint", ("disjoint", "overlapping"),
@@ -180,16 +184,23 @@ def cell_key(cell: Cell) -> int:
 
 
 NEIGHBOUR_STEPS = tuple(dr * 64 + dc for dr, dc in NEIGHBOURS)
-_RING_PLACES: dict[tuple, list[tuple[int, Action]]] = {}
+# each cell a card may be placed on (within 3 of the first card), by key: its neighbours' keys
+NEIGHBOUR_KEYS: dict[int, frozenset[int]] = {
+    cell_key((r, c)): frozenset(cell_key((r, c)) + step for step in NEIGHBOUR_STEPS)
+    for r in range(-4, 5) for c in range(-4, 5)}
+# every cell a card may be placed on, by key, with its place action
+PLACE_BY_KEY: dict[int, Action] = {
+    cell_key((r, c)): place_action((r, c)) for r in range(-4, 5) for c in range(-4, 5)}
+_RING_KEYS: dict[tuple, frozenset[int]] = {}
 
 
-def ring_places(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> list[tuple[int, Action]]:
-    """``ring(bbox, limits)``'s cells by ``cell_key``, each with its place action (memoised likewise)."""
+def ring_keys(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> frozenset[int]:
+    """``ring(bbox, limits)``'s cells by ``cell_key`` (memoised likewise)."""
     key = (bbox, limits)
-    places = _RING_PLACES.get(key)
-    if places is None:
-        places = _RING_PLACES[key] = [(cell_key(c), place_action(c)) for c in ring(bbox, limits)]
-    return places
+    keys = _RING_KEYS.get(key)
+    if keys is None:
+        keys = _RING_KEYS[key] = frozenset(map(cell_key, ring(bbox, limits)))
+    return keys
 
 
 def bounding_box(cells: Iterable[Cell]) -> tuple[int, int, int, int]:
@@ -216,28 +227,30 @@ def lowest_copy(hand: list[str], kind_motif: tuple[str, str]) -> str:
     raise ValueError(f"no {kind_motif} in the hand")
 
 
-def renumber(window: Window) -> tuple[Window, Cell]:
-    """The window with (0, 0) at its top-left corner, and its (rows, cols)."""
-    r0, r1, c0, c1 = bounding_box(window)
+def renumber(window: Window, bbox: tuple[int, int, int, int] | None = None) -> tuple[Window, Cell]:
+    """The window with (0, 0) at its top-left corner, and its (rows, cols); ``bbox``, its bounding
+    box when already known."""
+    r0, r1, c0, c1 = bbox or bounding_box(window)
     return {(r - r0, c - c0): stack for (r, c), stack in window.items()}, (r1 - r0 + 1, c1 - c0 + 1)
 
 
 # ---------------------------------------------------------------------------------- activation
 def arrow_cells(window: Mapping[Cell, list[str]], moved: set[str] | frozenset[str]) -> list[Cell]:
     """Cells whose top card is an arrow card not yet activated (a covered card never moves)."""
-    return sorted(cell for cell, stack in window.items()
-                  if KIND[stack[-1]] in ARROWS and stack[-1] not in moved)
+    cells = [cell for cell, stack in window.items() if stack[-1] in ARROW_CARDS and stack[-1] not in moved]
+    cells.sort()
+    return cells
 
 
 def meal_pairs(window: Mapping[Cell, list[str]], fed: set[str] | frozenset[str]) -> list[tuple[Cell, Cell]]:
     """(monster cell, flower cell) pairs: an uncovered monster that has not eaten, and a flower
     alone on its cell anywhere in the window."""
-    monsters = sorted(cell for cell, stack in window.items()
-                      if KIND[stack[-1]] == "monster" and stack[-1] not in fed)
+    monsters = [cell for cell, stack in window.items() if stack[-1] in MONSTER_CARDS and stack[-1] not in fed]
     if not monsters:
         return []
-    flowers = sorted(cell for cell, stack in window.items()
-                     if len(stack) == 1 and KIND[stack[0]] == "flower")
+    flowers = [cell for cell, stack in window.items() if len(stack) == 1 and stack[0] in FLOWER_CARDS]
+    monsters.sort()
+    flowers.sort()
     return [(m, f) for m in monsters for f in flowers]
 
 
@@ -320,9 +333,9 @@ class MistyState(GameState):
         self.fed: list[set[str]] = [set() for _ in range(self.n)]
         self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
-        # per seat during construction: [free cells (empty, touching the window), bounding box,
-        # ring_places(bounding box), occupied cells], cells by cell_key, kept up to date as cards
-        # are placed; None = to recompute
+        # per seat during construction: [legal cells (empty, touching the window, keeping it
+        # within a box), bounding box, ring_keys(bounding box), occupied cells], cells by
+        # cell_key, kept up to date as cards are placed; None = to recompute
         self._shapes: list[list | None] = [None] * self.n
         self._touch()
 
@@ -333,7 +346,7 @@ class MistyState(GameState):
     def start_round(self) -> None:
         """Deal the round's cards (the deal of round r from its own stream) and the first hands."""
         per_seat = sum(size for _, size in self.phases)
-        self.deck = stream(self.seed, "deal", self.round).sample(CARD_IDS, self.n * per_seat)
+        self.deck = Draws(self.seed, "deal", self.round).sample(CARD_IDS, self.n * per_seat)
         self.stage = "draft"
         self.draft_phase = 0
         self.pick = 0
@@ -367,41 +380,43 @@ class MistyState(GameState):
         return (self.direction() * (holder - seat)) % self.n <= self.pick
 
     def shape(self, seat: int) -> list:
-        """[free cells, bounding box, ring, occupied cells] of a seat's window under construction."""
+        """[legal cells, bounding box, ring, occupied cells] of a seat's window under construction."""
         shape = self._shapes[seat]
         if shape is None:
             window = self.windows[seat]
             if not window:
-                shape = [{cell_key((0, 0))}, None, [(cell_key((0, 0)), place_action((0, 0)))], set()]
+                shape = [{cell_key((0, 0))}, None, frozenset(), set()]
             else:
                 occupied = {cell_key(cell) for cell in window}
-                free = {k + step for k in occupied for step in NEIGHBOUR_STEPS} - occupied
                 bbox = bounding_box(window)
-                shape = [free, bbox, ring_places(bbox, self.limits), occupied]
+                ring = ring_keys(bbox, self.limits)
+                touching = {k + step for k in occupied for step in NEIGHBOUR_STEPS}
+                shape = [(touching - occupied) & ring, bbox, ring, occupied]
             self._shapes[seat] = shape
         return shape
 
     def grow(self, seat: int, cell: Cell) -> None:
-        """Update the free cells and the bounding box after a card is placed on ``cell``."""
+        """Update the legal cells and the bounding box after a card is placed on ``cell``: its
+        empty neighbours join the legal cells, then those that no longer fit a box leave them
+        (the bounding box only grows, so they never fit again)."""
         shape = self._shapes[seat]
         if shape is None:
             return
-        free, occupied = shape[0], shape[3]
+        legal, bbox, ring, occupied = shape
         key = cell_key(cell)
         occupied.add(key)
-        free.discard(key)
-        free.update([n for n in [key + step for step in NEIGHBOUR_STEPS] if n not in occupied])
-        bbox = shape[1]
         r, c = cell
-        if bbox is None:
-            bbox = (r, r, c, c)
-        else:
-            r0, r1, c0, c1 = bbox
-            if r0 <= r <= r1 and c0 <= c <= c1:
-                return
-            bbox = (r if r < r0 else r0, r if r > r1 else r1, c if c < c0 else c0, c if c > c1 else c1)
-        shape[1] = bbox
-        shape[2] = ring_places(bbox, self.limits)
+        if bbox is None or not (bbox[0] <= r <= bbox[1] and bbox[2] <= c <= bbox[3]):
+            if bbox is None:
+                bbox = (r, r, c, c)
+            else:
+                r0, r1, c0, c1 = bbox
+                bbox = (r if r < r0 else r0, r if r > r1 else r1, c if c < c0 else c0, c if c > c1 else c1)
+            ring = ring_keys(bbox, self.limits)
+            shape[1], shape[2] = bbox, ring
+            legal &= ring
+        legal |= NEIGHBOUR_KEYS[key] & ring
+        legal -= occupied
 
     def draft_actions(self, seat: int) -> list[Action]:
         """The seat's next draft step, ignoring whether it has already answered: which (kind,
@@ -409,8 +424,8 @@ class MistyState(GameState):
         if self.taken[seat] is None:
             # one action per (kind, motif), in hand order (later copies update the same key)
             return list(dict(map(_TAKE_OF_CARD.__getitem__, self.hands[seat])).values())
-        free, _, around, _ = self._shapes[seat] or self.shape(seat)
-        return [action for key, action in around if key in free]
+        legal = (self._shapes[seat] or self.shape(seat))[0]
+        return [PLACE_BY_KEY[key] for key in sorted(legal)]  # keys sort as (row, col) do
 
     def draft_step(self, seat: int, action: Action) -> None:
         """Seal one (legal) draft answer; reveal every card when the last seat has placed its."""
@@ -452,7 +467,8 @@ class MistyState(GameState):
     # ------------------------------------------------------------------ activation
     def begin_activation(self) -> None:
         for seat in range(self.n):
-            self.windows[seat], self.sizes[seat] = renumber(self.windows[seat])
+            bbox = self.shape(seat)[1]  # kept up to date through the draft
+            self.windows[seat], self.sizes[seat] = renumber(self.windows[seat], bbox)
         self._shapes = [None] * self.n
         self.stage = "activation"
         self.active = self.first
@@ -548,7 +564,7 @@ class MistyState(GameState):
     # ------------------------------------------------------------------ the interface
     def to_move(self) -> list[int]:
         if self.stage == "draft":
-            return [s for s in range(self.n) if self.placed[s] is None]
+            return [seat for seat, cell in enumerate(self.placed) if cell is None]
         if self.stage == "activation":
             return [self.active]
         return []
@@ -834,7 +850,7 @@ def _variants() -> dict[str, Variant]:
 GAME = GameDescription(
     id="misty",
     name="Misty",
-    engine_version="1.0.0",
+    engine_version="1.1.0",
     variants=_variants(),
     state_class=MistyState,
     card_texts=CARD_TEXTS,

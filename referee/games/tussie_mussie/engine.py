@@ -43,7 +43,7 @@ from ..interface import (
     copy_json,
 )
 from ..ranking import competition_ranks, ranks_with_tiebreak
-from ..seeding import draw_seed, shuffled, stream
+from ..seeding import Draws, draw_seed
 from .data import ALPHABETICAL_RANK, CARD_TEXTS, COLOURS, PRE_PRESENTATION, TILE_IDS, TILES, TURN_CARDS
 from .scoring import score_arrangement
 
@@ -84,15 +84,9 @@ ORCHID_ACTIONS = [{"type": "orchid", "colour": colour} for colour in ORCHID_COLO
 LARKSPUR_DRAW = {"type": "larkspur_draw"}
 SNAPDRAGON_STOP = {"type": "snapdragon_stop"}
 DONE = {"type": "done"}
-_COLUMN_ACTIONS: dict[tuple[str, int], Action] = {}
-
-
-def column_action(kind: str, column: int) -> Action:
-    """``{"type": kind, "column": column}`` (a Snapdragon or Marigold choice), memoised."""
-    action = _COLUMN_ACTIONS.get((kind, column))
-    if action is None:
-        action = _COLUMN_ACTIONS[kind, column] = {"type": kind, "column": column}
-    return action
+# a Snapdragon or Marigold choice of each column (an arrangement never has more columns than tiles)
+SNAPDRAGON_ACTIONS = [{"type": "snapdragon", "column": c} for c in range(len(TILE_IDS))]
+MARIGOLD_ACTIONS = [{"type": "marigold", "column": c} for c in range(len(TILE_IDS))]
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
 
 
@@ -154,13 +148,13 @@ class TussieMussieState(GameState):
         """Shuffle the tiles (those the apprentice keeps excepted) and set up the round's decisions."""
         self.round = round_index
         self.first = round_index % self.n
-        deal = stream(self.seed, "deal", round_index)
+        deal = Draws(self.seed, "deal", round_index)
         carried = [c for c in self.hands[1]] if self.solo and round_index else []
         if carried:
             in_play = {c[0] for c in carried}
-            self.stack = shuffled([t for t in TILE_IDS if t not in in_play], deal)
+            self.stack = deal.shuffled([t for t in TILE_IDS if t not in in_play])
         else:
-            self.stack = shuffled(TILE_IDS, deal)
+            self.stack = deal.shuffled(TILE_IDS)
         self.hands = [[] for _ in range(self.hand_count)]
         self.revealed = False
         self.out = []
@@ -174,7 +168,7 @@ class TussieMussieState(GameState):
             self.hands[1] = carried
             if round_index == 0 and self.config.options["apprentice_head_start"]:
                 self.hands[1].append([self.stack.pop(), "bouquet", ALL_SEEN])
-            self.turns = shuffled(TURN_CARD_IDS, deal)
+            self.turns = deal.shuffled(TURN_CARD_IDS)
             self.phase = "distribute"
             self.next_solo_turn()
         else:
@@ -284,7 +278,7 @@ class TussieMussieState(GameState):
             ]
         if self.snap_moved is not None:
             return [
-                column_action("snapdragon", c)
+                SNAPDRAGON_ACTIONS[c]
                 for c in self.columns_of(seat)
                 if c != self.snap_moved
             ] + [SNAPDRAGON_STOP]
@@ -298,12 +292,12 @@ class TussieMussieState(GameState):
         if "pink_larkspur" in unused and self.stack:
             actions.append(LARKSPUR_DRAW)
         if "snapdragon" in unused:
-            actions += [column_action("snapdragon", c) for c in self.columns_of(seat)]
+            actions += [SNAPDRAGON_ACTIONS[c] for c in self.columns_of(seat)]
         marigold_due = False
         if "marigold" in unused:
             marigold = self.column_of(seat, "marigold")
             others = [c for c in self.columns_of(seat) if c != marigold]
-            actions += [column_action("marigold", c) for c in others]
+            actions += [MARIGOLD_ACTIONS[c] for c in others]
             marigold_due = bool(others)
         if actions and not marigold_due:
             actions.append(DONE)
@@ -384,7 +378,7 @@ class TussieMussieState(GameState):
         """The apprentice keeps 1 then 2 tiles (one more each with the head start), drawn at random."""
         keep = self.round + 1 + (1 if self.config.options["apprentice_head_start"] else 0)
         tiles = sorted([c[0] for c in self.hands[1] if c is not None])
-        kept = stream(self.seed, "apprentice", self.round).sample(tiles, keep)
+        kept = Draws(self.seed, "apprentice", self.round).sample(tiles, keep)
         facedown = self.config.options["apprentice_keeps_facedown"]
         self.kept_from = tiles if facedown else []
         self.kept = kept if facedown else []
@@ -741,7 +735,7 @@ def _variants() -> dict[str, Variant]:
 GAME = GameDescription(
     id="tussie-mussie",
     name="Tussie Mussie",
-    engine_version="1.0.0",
+    engine_version="1.1.0",
     variants=_variants(),
     state_class=TussieMussieState,
     card_texts=CARD_TEXTS,

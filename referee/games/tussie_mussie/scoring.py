@@ -25,12 +25,21 @@ def score_arrangement(
     engine's own ``[tile, row, seen]`` columns); ``None`` is a kept gap that breaks adjacency (it
     scores 0).
     """
-    present = [c for c in columns if c is not None]
-    ids = [c[0] for c in present]
-    hearts = [HEARTS[t] for t in ids]
+    # the arrangement's tallies in one pass (one loop, not a list per tally: scoring ends every
+    # round of every random playout)
+    ids: list[str] = []
+    hearts: list[int] = []
+    colours: list[str] = []
+    bouquet = 0
+    for column in columns:
+        if column is not None:
+            tile = column[0]
+            ids.append(tile)
+            hearts.append(HEARTS[tile])
+            colours.append(orchid_colour if tile == "orchid" else COLOUR[tile])
+            if column[1] == "bouquet":
+                bouquet += 1
     total_hearts = sum(hearts)
-    bouquet = [c[1] for c in present].count("bouquet")
-    colours = [orchid_colour if t == "orchid" else COLOUR[t] for t in ids]
     last = len(columns) - 1
 
     def adjacent(index: int) -> list[Column]:
