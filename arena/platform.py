@@ -14,6 +14,13 @@ from typing import Iterator
 from .supervise import Supervisor
 
 
+def worker_concurrency() -> int:
+    """Matches a worker plays at once (its pool processes): ``PARLOUR_WORKERS``, default 2. More at
+    once on the same cores was not faster (each match cost more CPU: more bot and pool processes
+    waking each other; ``bench/arena.py --concurrency``)."""
+    return int(os.environ.get("PARLOUR_WORKERS", "2"))
+
+
 def celery_process(kind: str) -> int:
     from .celery import app
 
@@ -25,7 +32,7 @@ def celery_process(kind: str) -> int:
         from .referee_queues import worker_queues
 
         # the default queue, and the queue of the referee this worker was started for (arena.routing)
-        app.worker_main(["worker", "--loglevel=INFO", "--concurrency", os.environ.get("PARLOUR_WORKERS", "2"),
+        app.worker_main(["worker", "--loglevel=INFO", "--concurrency", str(worker_concurrency()),
                          "--hostname", f"w{os.getpid()}@{socket.gethostname()}", "--queues", ",".join(worker_queues())])
     else:
         app.start(["beat", "--loglevel=INFO", "--schedule", str(Path(os.environ.get("PARLOUR_HOME", "/tmp")) /

@@ -179,7 +179,7 @@ def cpu_seconds(process) -> float:
 
 
 class Platform:
-    """A referee and Celery workers (one process each, concurrency 1) on the real Redis, with a
+    """A referee and Celery workers (``concurrency`` pool processes each) on the real Redis, with a
     private SQLite database, for one measurement."""
 
     def __init__(self, workers: int, concurrency: int, referees: int = 1) -> None:
@@ -395,11 +395,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entrants", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--concurrency", type=int, default=1, help="Celery processes per worker")
+    parser.add_argument("--concurrency", type=int, default=None,
+                        help="Celery processes per worker (default: a worker's own, PARLOUR_WORKERS or 2)")
     parser.add_argument("--only", choices=[name for name, _, _ in SECTIONS], help="run one section")
     parser.add_argument("--fleet", action="store_true", help="the fleet section only (same as --only fleet)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.concurrency is None:
+        from arena.platform import worker_concurrency
+
+        args.concurrency = worker_concurrency()
     if args.fleet:
         args.only = "fleet"
     report = {}
