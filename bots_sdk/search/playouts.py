@@ -9,12 +9,13 @@ referee's.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Callable
 from typing import Any
 
 from referee.games.bszzzz.data import SWATTER
 from referee.games.bszzzz.engine import swat_value
-from referee.games.tricky_twist.data import CARD_FAMILY, CARD_VALUE, SCORING_CARDS
+from referee.games.tricky_twist.data import BONUS_VALUE, CARD_FAMILY, CARD_ORDER, CARD_VALUE, SCORING_CARDS
 from referee.games.tricky_twist.engine import (
     base_stars,
     card_count,
@@ -27,7 +28,7 @@ from referee.games.tussie_mussie.scoring import score_arrangement
 from ..bot import Bot
 from ..decision import Decision
 from ..greedy import greedy_bot_class
-from ..greedy.tricky_twist import BONUS_PREFERENCE
+from ..greedy.tricky_twist import BONUS_PREFERENCE, BONUS_WORTH
 
 Action = dict[str, Any]
 Policy = Callable[[Any, int, list[Action], random.Random], Action]
@@ -36,6 +37,7 @@ SHED = 0.8  # Bszzzz!: how often a seat that may pass sheds a card instead
 WORTH_TAKING = 1.5  # Tussie Mussie: what a face-up tile must add to be taken over the unknown one
 WHIM = 0.2  # how often a rule-of-thumb policy plays at random instead
 BONUS_RANK = {bonus: i for i, bonus in enumerate(BONUS_PREFERENCE)}  # Tricky Twist
+ORDER = CARD_ORDER.__getitem__
 
 
 def random_policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
@@ -130,14 +132,82 @@ def _round_end_choice_reference(state: Any, seat: int, legal: list[Action]) -> A
     return max(legal, key=stars)
 
 
+def _tricky_twist_play(state: Any, seat: int, legal: list[Action]) -> Action:
+    """The greedy bot's card play, read off the engine state: a card's worth is its chance to win
+    the trick times what one more trick adds to the seat's stars (negative once its tricks match
+    its false tricks: a pair then scores 5, not 3), plus a Bonus card's worth for a 7; off the led
+    family, the false trick that adds the most stars. The chance counts the higher cards of the
+    family the seat has not seen (the others' hands and reserves) and the share of them held by
+    the seats still to play, as greedy does: the opponents in the tree are greedy's stand-ins."""
+    trick = state.trick
+    bonus_left = BONUS_WORTH if state.bonus_available else 0.0
+    if trick and CARD_FAMILY[legal[0]["card"]] != CARD_FAMILY[trick[0][1]]:
+        # void in the led family: a sure false trick, the one the Scoring card likes best
+        everyone = [[(CARD_VALUE[c], CARD_FAMILY[c]) for c in pile] for pile in state.false_tricks]
+        mine = everyone[seat]
+
+        def stars(action: Action) -> tuple:
+            card = action["card"]
+            everyone[seat] = mine + [(CARD_VALUE[card], CARD_FAMILY[card])]
+            seven = bonus_left if CARD_VALUE[card] == BONUS_VALUE else 0.0
+            return _card_stars(state, seat, everyone) + seven, -CARD_VALUE[card]
+
+        return max(legal, key=stars)
+    tricks, falses = len(state.tricks[seat]), len(state.false_tricks[seat])
+    gain = base_stars(tricks + 1, falses) - base_stars(tricks, falses)
+    if "trick_premium" in state.bonus_held[seat]:
+        gain += 1
+    n = state.n
+    hands, reserves = state.hands, state.reserves
+    unseen = 0
+    higher = {CARD_FAMILY[a["card"]]: [0] * 13 for a in legal}  # unseen cards by value, per family
+    # hands are sorted family by family (CARD_ORDER): following, only the led family's stretch of
+    # each hand is read (a play is ~ a third of an iteration's time)
+    span = None
+    if len(higher) == 1:
+        (fam,) = higher
+        first = CARD_ORDER[f"{fam}-1"]
+        span = (first, first + 12)
+    for other in range(n):
+        if other == seat:
+            continue
+        hand = hands[other]
+        unseen += len(hand) + len(reserves[other])
+        if span is not None:
+            hand = hand[bisect_left(hand, span[0], key=ORDER):bisect_left(hand, span[1], key=ORDER)]
+        for pile in (hand, reserves[other]):
+            for card in pile:
+                counts = higher.get(CARD_FAMILY[card])
+                if counts is not None:
+                    counts[CARD_VALUE[card]] += 1
+    after = sum(len(hands[(seat + i) % n]) for i in range(1, n - len(trick)))
+    keep = 1.0 - min(1.0, after / max(1, unseen))
+    best_in_trick: dict[str, int] = {}
+    for _, card in trick:
+        fam = CARD_FAMILY[card]
+        best_in_trick[fam] = max(best_in_trick.get(fam, 0), CARD_VALUE[card])
+
+    def worth(action: Action) -> tuple:
+        card = action["card"]
+        fam, value = CARD_FAMILY[card], CARD_VALUE[card]
+        if value < best_in_trick.get(fam, 0):
+            p = 0.0
+        else:
+            p = keep ** sum(higher[fam][value + 1:])
+        seven = bonus_left * p if value == BONUS_VALUE else 0.0
+        return round(p * gain + seven, 6), -value
+
+    return max(legal, key=worth)
+
+
 def tricky_twist_policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
     """Put the shortest families in the reserve (voids make false tricks of one's choosing); draw
     only when the hand runs short; take a Bonus card when offered (in the greedy bot's order of
-    preference: the opponents in the tree play this too); follow high while short of
-    tricks, low otherwise; the rest at random. Bonus cards are used at the round's end for the most
-    stars (``_round_end_choice``), take-backs as the greedy bot does (from an observation, ~1 ms,
-    but rare): at random they throw away more stars than any card play, and drown the playout's
-    outcome in noise."""
+    preference: the opponents in the tree play this too); play cards as greedy does
+    (``_tricky_twist_play``); the rest at random. Bonus cards are used at the round's end for the
+    most stars (``_round_end_choice``), take-backs as the greedy bot does (from an observation,
+    ~1 ms, but rare): at random they throw away more stars than any card play, and drown the
+    playout's outcome in noise."""
     if state.phase == "round_end":
         return _round_end_choice(state, seat, legal)
     if state.phase == "take_back":
@@ -154,22 +224,8 @@ def tricky_twist_policy(state: Any, seat: int, legal: list[Action], rng: random.
         for card in state.hands[seat]:
             counts[CARD_FAMILY[card]] = counts.get(CARD_FAMILY[card], 0) + 1
         return min(legal, key=lambda a: (counts[CARD_FAMILY[a["card"]]], rng.random()))
-    if kind == "play" and state.trick and len(legal) > 1:
-        led = CARD_FAMILY[state.trick[0][1]]
-        if CARD_FAMILY[legal[0]["card"]] == led:  # following: every legal card is of the led family
-            short = len(state.tricks[seat]) <= len(state.false_tricks[seat])
-            pick = max if short else min
-            return pick(legal, key=lambda a: CARD_VALUE[a["card"]])
-        # void in the led family: a sure false trick, the one the Scoring card likes best
-        everyone = [[(CARD_VALUE[c], CARD_FAMILY[c]) for c in pile] for pile in state.false_tricks]
-        mine = everyone[seat]
-
-        def stars(action: Action) -> tuple:
-            card = action["card"]
-            everyone[seat] = mine + [(CARD_VALUE[card], CARD_FAMILY[card])]
-            return _card_stars(state, seat, everyone), rng.random()
-
-        return max(legal, key=stars)
+    if kind == "play" and len(legal) > 1:
+        return _tricky_twist_play(state, seat, legal)
     return legal[rng.randrange(len(legal))]
 
 

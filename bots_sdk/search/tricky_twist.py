@@ -5,14 +5,25 @@ pick, every seat's hand and reserve sizes, the cards publicly back in a hand (``
 trick on the table, every pile, the Bonus cards, this round's tricks and the round summaries.
 Unknown: the other seats' hands and reserves (and the order of the seat's own reserve), their
 sealed picks and round-end choices. The engine's ``resample_hidden`` deals the unknown cards so
-that every seat that did not follow a family held none of it then.
+that every seat that did not follow a family held none of it then; ``redraw`` then moves each
+other seat's reserve among the cards a player would have put away (its shortest families), where
+that evidence allows.
 """
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from referee.games.tricky_twist.data import BONUS_VALUE, CARD_IDS, CARD_VALUE, RESERVE_SIZE
+from referee.games.tricky_twist.data import (
+    BONUS_VALUE,
+    CARD_FAMILY,
+    CARD_IDS,
+    CARD_ORDER,
+    CARD_VALUE,
+    FAMILIES,
+    RESERVE_SIZE,
+)
+from referee.games.tricky_twist.engine import FAMILY_BIT
 
 from ..decision import Decision
 from .common import UNKNOWN, base_position, fill_unknown
@@ -92,5 +103,78 @@ def _bonus_queue(log: list[dict[str, Any]], n: int) -> list[int]:
 
 
 def redraw(state: Any, seat: int, rng: random.Random, context: Any) -> None:
-    """Nothing beyond the engine's own resampling."""
+    """Each other seat's reserve drawn among the cards it would have put away.
+
+    The engine deals the unknown cards evenly between hands and reserves, but a player builds its
+    reserve from its shortest families (the void makes a false trick of its choosing): its hand
+    is short of some families and its reserve full of them. Each seat's reserve is therefore
+    redrawn among ``reserve_guess`` of its dealt hand (what it played this round, holds and keeps
+    in reserve), where the seat's hidden cards and the follow rule's evidence allow."""
+    if state.phase == "reserve" and state.reserve_step == 0:
+        return
+    picks = state.reserve_step if state.phase == "reserve" else RESERVE_SIZE
+    for y in range(state.n):
+        if y != seat and state.reserves[y]:
+            _redraw_reserve(state, y, picks, rng)
+
+
+def reserve_guess(dealt: list[str], picks: int) -> set[str]:
+    """The first ``picks`` cards the greedy bot's rule puts away from ``dealt``: one of the
+    shortest family at a time (counts recomputed after each), keeping 7s and high cards; ties
+    in the engine's card order, as the bot sees its hand."""
+    hand = list(dealt)
+    chosen = set()
+    for _ in range(picks):
+        counts = {f: 0 for f in FAMILIES}
+        for card in hand:
+            counts[CARD_FAMILY[card]] += 1
+        card = min(hand, key=lambda c: (counts[CARD_FAMILY[c]], CARD_VALUE[c] == BONUS_VALUE,
+                                         CARD_VALUE[c], CARD_ORDER[c]))
+        hand.remove(card)
+        chosen.add(card)
+    return chosen
+
+
+def _redraw_reserve(state: Any, y: int, picks: int, rng: random.Random) -> None:
+    known = state.known_in_hand[y]
+    hidden = [c for c in state.hands[y] if c not in known]
+    reserve = state.reserves[y]
+    played = {c for rec in state.log for s, c in rec["plays"] if s == y}
+    played.update(c for s, c in state.trick if s == y)
+    dealt = played | set(state.hands[y]) | set(reserve)
+    if state.picks[y] is not None:
+        dealt.add(state.picks[y])
+    guess = reserve_guess(list(dealt), picks)
+    pool = hidden + reserve
+    likely = [c for c in pool if c in guess]
+    rng.shuffle(likely)
+    if len(likely) < len(reserve):  # the guess is off (another rule, or cards already drawn)
+        rest = [c for c in pool if c not in guess]
+        rng.shuffle(rest)
+        likely += rest[:len(reserve) - len(likely)]
+    chosen = set(likely[:len(reserve)])
+    if chosen == set(reserve):
+        return
+    new_hidden = [c for c in pool if c not in chosen]
+    if not _dealable(new_hidden, state.hand_masks(y, len(new_hidden))):
+        return  # the follow rule's evidence rules this split out: keep the engine's draw
+    state.reserves[y] = likely[:len(reserve)]
+    state.hands[y] = sorted(known + new_hidden, key=CARD_ORDER.__getitem__)
+
+
+def _dealable(cards: list[str], masks: list[int]) -> bool:
+    """Whether ``cards`` can fill slots each allowing the families in its mask (Hall's condition
+    over the 16 sets of families)."""
+    by_bit = [0] * 16
+    for card in cards:
+        by_bit[FAMILY_BIT[CARD_FAMILY[card]]] += 1
+    need = [0] * 16
+    for m in masks:
+        need[m] += 1
+    for subset in range(1, 16):
+        slots = sum(need[m] for m in range(1, 16) if m & ~subset == 0)
+        have = sum(by_bit[b] for b in (1, 2, 4, 8) if b & subset)
+        if slots > have:
+            return False
+    return True
 
