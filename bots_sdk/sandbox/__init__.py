@@ -31,7 +31,7 @@ from . import seccomp
 from .bot_folder import folder_bytes
 from .cgroups import SandboxCgroup
 from .kernel import LAUNCH_FAILED
-from .limits import MiB, SandboxLimits, set_rlimits
+from .limits import MiB, SandboxLimits
 from .relay import SeatRelay
 from .support import SandboxUnavailable, Support, support
 
@@ -209,17 +209,12 @@ class Sandbox:
         # virtual memory it never touches)
         rlimits = dict(self.limits.rlimits(), RLIMIT_AS=4 * self.limits.memory_bytes)
 
-        def limit() -> None:  # between fork and exec: no network if the kernel lets us, then limits
-            from .kernel import CLONE_NEWNET, CLONE_NEWUSER, libc
-
-            if libc.unshare(CLONE_NEWNET) != 0:
-                libc.unshare(CLONE_NEWUSER | CLONE_NEWNET)
-            set_rlimits(rlimits)
-
+        # no network if the kernel lets us, then the limits, set by a launcher that then execs the
+        # bot (weak_launch.py: no Python between fork and exec in this threaded process)
+        launcher = [sys.executable, "-I", "-m", "bots_sdk.sandbox.weak_launch", json.dumps(rlimits)]
         self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            start_new_session=True, preexec_fn=limit, cwd=str(path.parent),
-            env=dict(EMPTIED_ENV, HOME=str(path.parent)))
+            [*launcher, *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            start_new_session=True, cwd=str(path.parent), env=dict(EMPTIED_ENV, HOME=str(path.parent)))
 
     def wait(self, timeout: float | None = None) -> int | None:
         try:
