@@ -215,9 +215,9 @@ def test_a_bug_named_a_challenge_opened_live_and_a_revoked_remote_bot_disconnect
     page.wait_for_load_state()
     command = page.locator("pre:has-text('--referee')").inner_text()
     address = re.search(r"--referee (\S+)", command).group(1)
-    token = re.search(r"--api-token (\S+)", command).group(1)
+    token = re.search(r"--api-token=(\S+)", command).group(1)  # "=": a token may start with "-"
     remote = subprocess.Popen([sys.executable, "-m", "bots_sdk", "serve-remote", "random", "--referee", address,
-                               "--api-token", token], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                               f"--api-token={token}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         first = remote.stdout.readline()
         if not first.startswith("connected as bot-"):  # say why: what it printed, how it ended

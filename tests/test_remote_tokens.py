@@ -3,6 +3,7 @@ afterwards; one live connection per remote bot (a newer one replaces the older, 
 referee that goes away and comes back finds the bot connected again."""
 from __future__ import annotations
 
+import secrets
 import subprocess
 import sys
 import time
@@ -12,6 +13,7 @@ import pytest
 
 from parlour.v1 import referee_pb2
 from referee.client import RefereeClient
+from referee.tokens import hash_token
 
 from referee_process import PV, ROOT, RefereeProcess
 
@@ -25,7 +27,7 @@ def referee(tmp_path_factory):
 
 def serve_remote(referee: RefereeProcess, token: str, bot_id: str) -> subprocess.Popen:
     server = subprocess.Popen([sys.executable, "-m", "bots_sdk", "serve-remote", "random", "--referee",
-                               referee.address, "--api-token", token], stdout=subprocess.PIPE,
+                               referee.address, f"--api-token={token}"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
     assert server.stdout.readline().strip() == f"connected as {bot_id}"
     return server
@@ -100,3 +102,14 @@ def test_a_remote_bot_reconnects_when_its_referee_comes_back(tmp_path) -> None:
         server.kill()
         server.wait()
     assert "reconnecting in" in server.stderr.read()
+
+
+def test_a_token_starting_with_a_dash_connects_as_the_website_shows_it(referee) -> None:
+    """One token in 64 starts with "-" (URL-safe base64): the command the website shows
+    (``--api-token=TOKEN``) takes it all the same."""
+    token = "-" + secrets.token_urlsafe(16)
+    with referee.token_file.open("a") as f:
+        f.write(f"remote-dash {hash_token(token)}\n")
+    server = serve_remote(referee, token, "remote-dash")
+    server.kill()
+    server.wait()

@@ -91,6 +91,7 @@ def test_api_token_shown_once_stored_hashed_and_revocable(client, owned) -> None
     token = response.context["token"]
     assertContains(response, token)
     assertContains(response, "serve-remote")
+    assertContains(response, f"--api-token={token}")  # runs as shown even when the token starts with "-"
     stored = ApiToken.objects.get(token_hash=ApiToken.hash(token))
     assert not ApiToken.objects.filter(token_hash=token).exists()
     assert len(stored.token_hash) == 64
