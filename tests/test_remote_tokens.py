@@ -29,7 +29,10 @@ def serve_remote(referee: RefereeProcess, token: str, bot_id: str) -> subprocess
     server = subprocess.Popen([sys.executable, "-m", "bots_sdk", "serve-remote", "random", "--referee",
                                referee.address, f"--api-token={token}"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    assert server.stdout.readline().strip() == f"connected as {bot_id}"
+    line = server.stdout.readline().strip()
+    if line != f"connected as {bot_id}":  # say why, and leave no process behind
+        server.kill()
+        raise AssertionError(f"serve-remote said {line!r}: {server.communicate()[1][-2000:]}")
     return server
 
 
@@ -81,9 +84,11 @@ def test_a_remote_bot_reconnects_when_its_referee_comes_back(tmp_path) -> None:
     first = RefereeProcess(tmp_path / "before")
     port = first.address.rsplit(":", 1)[1]
     token = first.add_api_token("remote-back")
-    server = serve_remote(first, token, "remote-back")
     try:
-        first.close()
+        server = serve_remote(first, token, "remote-back")
+    finally:
+        first.close()  # the referee goes away (or the test stops here: none left behind)
+    try:
         time.sleep(1.5)  # the bot has found the referee gone and tried at least once more
         assert server.poll() is None, server.stderr.read()
         (tmp_path / "after").mkdir()
