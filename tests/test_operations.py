@@ -198,11 +198,15 @@ def test_a_sandbox_whose_owner_was_killed_is_reaped_and_a_live_owners_is_not(tmp
         assert [o.stdout.readline() for o in owners] == ["ready\n", "ready\n"]
         entries = {e["owner"]: e for e in (json.loads(f.read_text()) for f in (tmp_path / "registry").iterdir())}
         killed, kept = entries[owners[0].pid], entries[owners[1].pid]
+        cgroups = [Path(c) for c in killed["cgroups"]]
+        inside = lambda: len(set().union(*map(sandbox_reaper.cgroup_pids, cgroups)))  # noqa: E731
+        deadline = time.monotonic() + 30  # "ready" is said once the launcher runs, not its children
+        while inside() < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
         owners[0].kill()
         owners[0].wait()
         time.sleep(0.5)
-        cgroups = [Path(c) for c in killed["cgroups"]]
-        assert len(set().union(*map(sandbox_reaper.cgroup_pids, cgroups))) >= 3  # launcher, init, the command, its child
+        assert inside() >= 3  # launcher, init, the command, its child: they outlived their owner
         assert sandbox_reaper.reap_orphans() == [killed["name"]]
         assert not any(c.exists() for c in cgroups)
         assert not sandbox_reaper.alive(killed["launcher"], killed["launcher_started"])
