@@ -224,7 +224,7 @@ def build(container: type[Message], game_id: str, data: Any, where: str,
 # ---------------------------------------------------------------------- message -> JSON
 # Every bot that reads its observation pays this once a decision: each message type's fields are
 # sorted into kinds once (asking a field's options is slow), then read by kind.
-_MAP_MESSAGE, _MAP_SCALAR, _LIST_MESSAGE, _LIST_SCALAR, _MESSAGE, _NULLABLE, _OPTIONAL, _SCALAR = range(8)
+_MAP_MESSAGE, _MAP_SCALAR, _LIST_MESSAGE, _LIST_SCALAR, _OPTIONAL, _NULLABLE, _SCALAR = range(7)
 _READERS: dict[str, tuple[bool, list[tuple[str, int]]]] = {}
 
 
@@ -233,16 +233,13 @@ def _reader(descriptor: Descriptor) -> tuple[bool, list[tuple[str, int]]]:
     if reader is None:
         fields = []
         for field in descriptor.fields:
-            message = field.type == FieldDescriptor.TYPE_MESSAGE
             if _is_map(field):
                 value = field.message_type.fields_by_name["value"]
                 kind = _MAP_MESSAGE if value.type == FieldDescriptor.TYPE_MESSAGE else _MAP_SCALAR
             elif _is_repeated(field):
-                kind = _LIST_MESSAGE if message else _LIST_SCALAR
-            elif field.has_presence:
-                kind = _MESSAGE if message else _NULLABLE if _is_nullable(field) else _OPTIONAL
-                if message and _is_nullable(field):
-                    kind = _NULLABLE  # a message that may be null: read as one when present
+                kind = _LIST_MESSAGE if field.type == FieldDescriptor.TYPE_MESSAGE else _LIST_SCALAR
+            elif field.has_presence:  # read when set (a message or not); when unset, null or absent
+                kind = _NULLABLE if _is_nullable(field) else _OPTIONAL
             else:
                 kind = _SCALAR
             fields.append((field.name, kind))
