@@ -196,7 +196,7 @@ RECONNECT_FIRST, RECONNECT_MAX = 0.5, 30.0  # seconds: doubled after each failed
 
 def serve_remote(make_bot: Callable[[str], Bot], referee: str, api_token: str,
                  on_offer: Callable[[referee_pb2.MatchOffer], None] | None = None,
-                 max_matches: int | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
+                 max_matches: int | None = None) -> None:
     """Stay connected and play every match offered (each in its own thread). A referee that is
     unreachable or goes away is reconnected to, with a growing pause; the matches being played go
     on meanwhile (each on its own stream)."""
@@ -205,6 +205,7 @@ def serve_remote(make_bot: Callable[[str], Bot], referee: str, api_token: str,
     with grpc.insecure_channel(referee) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)
         while max_matches is None or len(threads) < max_matches:
+            gone = None  # why the connection ended, when it is to be made again
             try:
                 for offer in stub.Connect(referee_pb2.ConnectRequest(protocol_version=PV, api_token=api_token)):
                     if not offer.match_id:
@@ -219,16 +220,14 @@ def serve_remote(make_bot: Callable[[str], Bot], referee: str, api_token: str,
                     if max_matches is not None and len(threads) >= max_matches:
                         break
                 else:  # the referee ended the stream without a word (it is shutting down)
-                    print(f"referee {referee} closed the connection; reconnecting in {wait:g} s",
-                          file=sys.stderr, flush=True)
-                    sleep(wait)
-                    wait = min(wait * 2, RECONNECT_MAX)
+                    gone = "closed the connection"
             except grpc.RpcError as exc:
                 if exc.code() not in RECONNECT_CODES:
                     raise RefereeError(f"referee {referee}: {exc.code().name}: {exc.details()}") from None
-                print(f"referee {referee}: {exc.code().name}: {exc.details()}; reconnecting in {wait:g} s",
-                      file=sys.stderr, flush=True)
-                sleep(wait)
+                gone = f"{exc.code().name}: {exc.details()}"
+            if gone is not None:
+                print(f"referee {referee}: {gone}; reconnecting in {wait:g} s", file=sys.stderr, flush=True)
+                time.sleep(wait)
                 wait = min(wait * 2, RECONNECT_MAX)
     for thread in threads:
         thread.join()
