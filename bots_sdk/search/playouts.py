@@ -114,24 +114,6 @@ def _round_end_choice(state: Any, seat: int, legal: list[Action]) -> Action:
     return max(legal, key=stars)
 
 
-def _round_end_choice_reference(state: Any, seat: int, legal: list[Action]) -> Action:
-    """``_round_end_choice`` the plain way (every action through ``effective_piles``): the test's
-    yardstick for the fast one."""
-    if len(legal) == 1:
-        return legal[0]
-    everyone = [[(CARD_VALUE[c], CARD_FAMILY[c]) for c in pile] for pile in state.false_tricks]
-    premium = "trick_premium" in state.bonus_held[seat]
-    tricks, falses, done = state.tricks[seat], state.false_tricks[seat], state.choices[seat]
-
-    def stars(action: Action) -> int:
-        piles, fts = effective_piles(tricks, falses, done + [action])
-        everyone[seat] = [(f["value"], f["family"]) for f in fts]
-        bonus = len(piles) if premium else 0
-        return base_stars(len(piles), len(fts)) + _card_stars(state, seat, everyone) + bonus
-
-    return max(legal, key=stars)
-
-
 def _tricky_twist_play(state: Any, seat: int, legal: list[Action]) -> Action:
     """The greedy bot's card play, read off the engine state: a card's worth is its chance to win
     the trick times what one more trick adds to the seat's stars (negative once its tricks match
