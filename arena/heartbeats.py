@@ -1,8 +1,9 @@
 """Workers say they are alive: every worker's main process writes a key in Redis every few
 seconds (``parlour:worker:<node>``, expiring after ``PARLOUR_HEARTBEAT_TTL`` s) with its pool's
 processes, whether its referee answers and whether uploaded bots can run in its sandbox (which
-the website reads, so the website itself needs no sandbox privileges). A match is held by one process of one worker
-(``identity``); the reconciler hands back the matches of processes no heartbeat vouches for."""
+the website reads, so the website itself needs no sandbox privileges). A match is held by one
+process of one worker (``identity``); the reconciler hands back the matches of processes no
+heartbeat vouches for."""
 from __future__ import annotations
 
 import json

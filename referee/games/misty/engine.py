@@ -406,12 +406,12 @@ class MistyState(GameState):
         key = cell_key(cell)
         occupied.add(key)
         r, c = cell
-        if bbox is None or not (bbox[0] <= r <= bbox[1] and bbox[2] <= c <= bbox[3]):
-            if bbox is None:
-                bbox = (r, r, c, c)
-            else:
-                r0, r1, c0, c1 = bbox
-                bbox = (r if r < r0 else r0, r if r > r1 else r1, c if c < c0 else c0, c if c > c1 else c1)
+        if bbox is None:
+            bbox = (r, r, c, c)
+        elif not (bbox[0] <= r <= bbox[1] and bbox[2] <= c <= bbox[3]):
+            r0, r1, c0, c1 = bbox
+            bbox = (r if r < r0 else r0, r if r > r1 else r1, c if c < c0 else c0, c if c > c1 else c1)
+        if bbox is not shape[1]:  # the box grew
             ring = ring_keys(bbox, self.limits)
             shape[1], shape[2] = bbox, ring
             legal &= ring
