@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from referee.games.tricky_twist.data import BONUS_VALUE, CARD_FAMILY, CARD_VALUE
 from referee.games.tricky_twist.engine import base_stars, effective_piles, scoring_card_stars
 
 from ..bot import Bot
@@ -30,6 +31,16 @@ def family(card: str) -> str:
 
 def value(card: str) -> int:
     return int(card.split("-")[1])
+
+
+def reserve_pick(hand: list[str]) -> str:
+    """The card the greedy rule puts away from ``hand``: one of the shortest family (voids make
+    sure false tricks), keeping 7s and high cards; ties go to the first in ``hand``'s order.
+    (The search bot guesses the other seats' reserves with this same rule.)"""
+    counts = dict.fromkeys(FAMILIES, 0)
+    for card in hand:
+        counts[CARD_FAMILY[card]] += 1
+    return min(hand, key=lambda c: (counts[CARD_FAMILY[c]], CARD_VALUE[c] == BONUS_VALUE, CARD_VALUE[c]))
 
 
 class GreedyBot(Bot):
@@ -71,14 +82,7 @@ class GreedyBot(Bot):
 
     # ------------------------------------------------------------------ decisions
     def pick_reserve(self, obs: dict[str, Any], actions: list[dict]) -> dict:
-        """Put the shortest families away (voids make sure false tricks); keep 7s and high cards."""
-        hand = [a["card"] for a in actions]
-        counts = {f: sum(1 for c in hand if family(c) == f) for f in FAMILIES}
-
-        def key(card: str) -> tuple:
-            return (counts[family(card)], value(card) == 7, value(card))
-
-        return {"type": "reserve", "card": min(hand, key=key)}
+        return {"type": "reserve", "card": reserve_pick([a["card"] for a in actions])}
 
     def play(self, obs: dict[str, Any], actions: list[dict]) -> dict:
         seat = obs["seat"]

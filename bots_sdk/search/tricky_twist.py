@@ -20,12 +20,12 @@ from referee.games.tricky_twist.data import (
     CARD_IDS,
     CARD_ORDER,
     CARD_VALUE,
-    FAMILIES,
     RESERVE_SIZE,
 )
 from referee.games.tricky_twist.engine import FAMILY_BIT
 
 from ..decision import Decision
+from ..greedy.tricky_twist import reserve_pick
 from .common import UNKNOWN, base_position, fill_unknown
 
 
@@ -119,17 +119,12 @@ def redraw(state: Any, seat: int, rng: random.Random, context: Any) -> None:
 
 
 def reserve_guess(dealt: list[str], picks: int) -> set[str]:
-    """The first ``picks`` cards the greedy bot's rule puts away from ``dealt``: one of the
-    shortest family at a time (counts recomputed after each), keeping 7s and high cards; ties
-    in the engine's card order, as the bot sees its hand."""
-    hand = list(dealt)
+    """The first ``picks`` cards the greedy bot's rule (``reserve_pick``) puts away from ``dealt``,
+    the hand in the engine's card order as the bot sees it."""
+    hand = sorted(dealt, key=CARD_ORDER.__getitem__)
     chosen = set()
     for _ in range(picks):
-        counts = {f: 0 for f in FAMILIES}
-        for card in hand:
-            counts[CARD_FAMILY[card]] += 1
-        card = min(hand, key=lambda c: (counts[CARD_FAMILY[c]], CARD_VALUE[c] == BONUS_VALUE,
-                                         CARD_VALUE[c], CARD_ORDER[c]))
+        card = reserve_pick(hand)
         hand.remove(card)
         chosen.add(card)
     return chosen
