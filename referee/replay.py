@@ -239,16 +239,17 @@ def iter_views(header: dict[str, Any], log: list[dict[str, Any]], labels: list[s
     label (and public label) is appended to it on the way.
 
     Views are compared as the engines make them: engines speak plain JSON types only (docs/engines.md),
-    so no JSON round trip is needed (it would cost more than the game itself).
+    so no JSON round trip is needed (it would cost more than the game itself). They are the engine's
+    read-only views (shared with other steps': a caller only encodes, compares and serializes them).
     """
     sim = Resimulation(header, log)
-    yield sim.state.views(spectator)
+    yield sim.state.read_only_views(spectator)
     for step in sim.steps(labels=labels is not None or public_labels is not None):
         if labels is not None:
             labels.append(step.label)
         if public_labels is not None:
             public_labels.append(step.public_label)
-        yield step.state.views(spectator)
+        yield step.state.read_only_views(spectator)
     yield sim.result()
 
 

@@ -333,12 +333,12 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         tokens = [self.identity.seat_token(secrets.token_hex(24)) for _ in request.seats]  # never starts with "-"
         room = Room(match_id, match, tokens, [Seat() for _ in request.seats],
                     [s.remote_bot for s in request.seats], [s.version for s in request.seats])
-        room.public.append(match.state.public_view())
+        room.public.append(match.state.read_only_public_view())  # read only, like every view kept here
         room.add_frame(0)
         if request.record_frames:  # built as play goes, once, for the creator's FollowMatch
             room.follow_frames = FrameEncoder()
             room.follow_frames.add(room.public[0])
-            match.on_step = lambda: room.follow_frames.add(match.state.public_view())
+            match.on_step = lambda: room.follow_frames.add(match.state.read_only_public_view())
         self.rooms[match_id] = room
         for seat, token in enumerate(tokens):
             self.tokens[token] = (match_id, seat)
@@ -473,7 +473,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 if len(seats) == 1:  # the usual case: no task and no gather for one seat
                     answers = [await self.ask(room, seats[0], requests[seats[0]])]
                 else:  # a simultaneous window: the seats' views share a table, built and encoded once
-                    _, views = match.state.views(spectator=False)
+                    _, views = match.state.read_only_views(spectator=False)
                     observations = wire.observation_messages(match.config.game, [views[s] for s in seats])
                     answers = await asyncio.gather(*(self.ask(room, s, requests[s], observation)
                                                      for s, observation in zip(seats, observations)))
@@ -596,7 +596,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             return
         # views in between were not observable live; the replay re-derives every step. A room that
         # records frames has just built this view: it is not built twice
-        view = room.follow_frames.previous if room.follow_frames is not None else room.match.state.public_view()
+        view = (room.follow_frames.previous if room.follow_frames is not None
+                else room.match.state.read_only_public_view())
         for _ in range(steps):
             room.public.append(view)
         room.add_frame(len(room.public) - 1)

@@ -223,6 +223,9 @@ OPTIONS = (
 
 
 class BszzzzState(GameState):
+    # (windows, their renderings, rounds, theirs, [the latest round's detailed one]): see _history
+    _rendered: tuple[list, list, list, list, list] | None = None
+
     # ------------------------------------------------------------------------------ set-up
     @classmethod
     def complete_config(cls, config: MatchConfig) -> MatchConfig:
@@ -466,9 +469,18 @@ class BszzzzState(GameState):
         }
 
     # ------------------------------------------------------------------------------ views
-    def _table_view(self) -> dict[str, Any]:
-        """Everything public: the table, the piles, the resolved windows, the hand sizes."""
+    def _table_view(self, read_only: bool = False) -> dict[str, Any]:
+        """Everything public: the table, the piles, the resolved windows, the hand sizes.
+
+        ``read_only``: for ``read_only_views`` — the cards are the shared card JSON and the resolved
+        windows and finished rounds are rendered once (``_history``), not at every step."""
+        card = _CARD_JSON.__getitem__ if read_only else card_json
         trick = self.trick
+        if read_only:
+            windows, rounds = self._history()
+        else:
+            windows = [_render_window(w) for w in self.windows]
+            rounds = [_render_summary(r, k == len(self.rounds) - 1) for k, r in enumerate(self.rounds)]
         return {
             "game": self.description.id,
             "variant": self.config.variant,
@@ -479,29 +491,45 @@ class BszzzzState(GameState):
             "dealer": self.dealer,
             "turn": None if self.total else self.turn,
             "priority_start": None if (self.over or self.arrival) else self._priority_start(),
-            "trick": [{"seat": s, "card": card_json(c)} for s, c in trick],
+            "trick": [{"seat": s, "card": card(c)} for s, c in trick],
             "last_player": trick[-1][0] if trick else None,
             "idle_windows": self.idle,
             "hand_sizes": [len(h) for h in self.hands],
             "swatters_in_hand": list(self.swatters_left),
-            "taken": [[card_json(c) for c in pile] for pile in self.taken],
-            "swatted": [[card_json(c) for c in pile] for pile in self.swatted],
-            "spent": [[card_json(c) for c in pile] for pile in self.spent],
-            "discard": [card_json(c) for c in self.discard],
-            "windows": [_render_window(w) for w in self.windows],
+            "taken": [[card(c) for c in pile] for pile in self.taken],
+            "swatted": [[card(c) for c in pile] for pile in self.swatted],
+            "spent": [[card(c) for c in pile] for pile in self.spent],
+            "discard": [card(c) for c in self.discard],
+            "windows": windows,
             "scores": list(self.totals),
-            "rounds": [_render_summary(r, k == len(self.rounds) - 1) for k, r in enumerate(self.rounds)],
+            "rounds": rounds,
         }
+
+    def _history(self) -> tuple[list[dict], list[dict]]:
+        """This round's resolved windows and the finished rounds, rendered for read-only views: each
+        rendered once (records never change once written) and kept with the lists it renders, so a
+        clone or a new round (new lists) starts its own. Fresh lists of shared renderings: a list
+        handed out never grows afterwards."""
+        cache = self._rendered
+        if cache is None or cache[0] is not self.windows or cache[2] is not self.rounds:
+            cache = self._rendered = (self.windows, [], self.rounds, [], [None])
+        windows, rendered_windows, rounds, rendered_rounds, latest = cache
+        if len(rendered_windows) < len(windows):
+            rendered_windows.extend(_render_window(w, shared=True) for w in windows[len(rendered_windows):])
+        if len(rendered_rounds) < len(rounds):
+            rendered_rounds.extend(_render_summary(r, False, shared=True) for r in rounds[len(rendered_rounds):])
+            latest[0] = _render_summary(rounds[-1], True, shared=True)
+        return list(rendered_windows), rendered_rounds[:-1] + latest if rounds else []
 
     def observation(self, seat: int) -> dict[str, Any]:
         return self._seat_view(self._table_view(), seat)
 
-    def _seat_view(self, table: dict[str, Any], seat: int) -> dict[str, Any]:
+    def _seat_view(self, table: dict[str, Any], seat: int, card=card_json) -> dict[str, Any]:
         """A seat's observation: the table (copied at its top level only) plus the seat's own parts."""
         view = dict(table)
         view["seat"] = seat
         view["colour"] = self.colours[seat]
-        view["hand"] = [card_json(c) for c in self.hands[seat]]
+        view["hand"] = [card(c) for c in self.hands[seat]]
         own = next((c for s, c in self.pending if s == seat), False)
         view["submitted"] = None if own is False else (
             {"type": "pass"} if own is None else {"type": "play", "card": own.id}
@@ -515,9 +543,17 @@ class BszzzzState(GameState):
 
     def views(self, spectator: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """One table for the spectator and every seat (they share its lists; the state shares none)."""
-        table = self._table_view()
+        return self._views(self._table_view(), spectator, card_json)
+
+    def read_only_public_view(self) -> dict[str, Any]:
+        return dict(self._table_view(read_only=True), submitted=None)
+
+    def read_only_views(self, spectator: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        return self._views(self._table_view(read_only=True), spectator, _CARD_JSON.__getitem__)
+
+    def _views(self, table: dict[str, Any], spectator: bool, card) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         public = dict(table, submitted=None) if spectator else None
-        return public, [self._seat_view(table, seat) for seat in range(self.n)]
+        return public, [self._seat_view(table, seat, card) for seat in range(self.n)]
 
     # ------------------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:
@@ -626,6 +662,7 @@ class BszzzzState(GameState):
         other.swatters_left = list(self.swatters_left)
         other.pending = list(self.pending)
         other.waiting = list(self.waiting)
+        other._rendered = None  # its lists will be its own: it renders for itself
 
     # ------------------------------------------------------------------------------ hidden information
     def public_knowledge(self) -> tuple[list[set[str]], list[set[str] | None]]:
@@ -688,27 +725,30 @@ class BszzzzState(GameState):
         return other
 
 
-def _render_window(window: dict) -> dict:
+def _render_window(window: dict, shared: bool = False) -> dict:
+    """A resolved window for the views (``shared``: with the shared card JSON, for read-only views)."""
+    card = _CARD_JSON.__getitem__ if shared else card_json
     top = window["top"]
     return dict(
         window,
-        top=card_json(CARDS[top]) if top else None,
+        top=card(CARDS[top]) if top else None,
         priority=list(window["priority"]),
-        plays=[dict(p, card=card_json(CARDS[p["card"]]) if p["card"] else None) for p in window["plays"]],
+        plays=[dict(p, card=card(CARDS[p["card"]]) if p["card"] else None) for p in window["plays"]],
     )
 
 
-def _render_summary(summary: dict, detailed: bool) -> dict:
+def _render_summary(summary: dict, detailed: bool, shared: bool = False) -> dict:
     """A finished round for the views: its points for every round; for the latest one also the cards
     each seat took and kept (what its points were counted from) and the window that ended it."""
+    card = _CARD_JSON.__getitem__ if shared else card_json
     view = {key: summary[key] for key in ("round", "dealer", "end", "windows")}
     view.update(points=list(summary["points"]), totals=list(summary["totals"]))
     if detailed:
         final = summary.get("final_window")
         view.update(
-            taken=[[card_json(CARDS[c]) for c in pile] for pile in summary["taken"]],
-            hands=[[card_json(CARDS[c]) for c in hand] for hand in summary["hands"]],
-            final_window=_render_window(final) if final else None,
+            taken=[[card(CARDS[c]) for c in pile] for pile in summary["taken"]],
+            hands=[[card(CARDS[c]) for c in hand] for hand in summary["hands"]],
+            final_window=_render_window(final, shared) if final else None,
         )
     return view
 
