@@ -461,6 +461,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
     # ------------------------------------------------------------------ driving a match
     async def run_match(self, room: Room) -> None:
         match = room.match
+        kept = wire.Elements()  # the messages of the views' unchanged parts, from one window to the next
         try:
             await self.wait_for_seats(room)
             room.status = "playing"
@@ -474,7 +475,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                     answers = [await self.ask(room, seats[0], requests[seats[0]])]
                 else:  # a simultaneous window: the seats' views share a table, built and encoded once
                     _, views = match.state.read_only_views(spectator=False)
-                    observations = wire.observation_messages(match.config.game, [views[s] for s in seats])
+                    observations = wire.observation_messages(match.config.game, [views[s] for s in seats], kept)
                     answers = await asyncio.gather(*(self.ask(room, s, requests[s], observation)
                                                      for s, observation in zip(seats, observations)))
                 arrivals = sorted(zip(seats, answers), key=lambda item: item[1][0])

@@ -117,6 +117,30 @@ def _fill_repeated(message: Message, field: FieldDescriptor, values: Any, where:
             target.append(_check_scalar(field, value, f"{where}[{i}]"))
 
 
+class Elements:
+    """The messages of the items of views' lists, kept from one step's views to the next by the
+    items' identity: read-only views (``GameState.read_only_views``) share the items that did not
+    change (a round's resolved windows, the cards' JSON), so a host converting them at every step
+    builds each item's message once instead of the whole history each time. Only the items of
+    the latest step are kept (bounded by one view's size). Safe with fresh views too (no item is
+    found again: a kept item stays alive, so its id is not another object's)."""
+
+    def __init__(self) -> None:
+        self.previous: Parts = {}
+        self.current: Parts = {}
+
+    def message(self, item: Any, make: type[Message], arguments: Any) -> Any:
+        key = id(item)
+        hit = self.current.get(key) or self.previous.get(key)
+        if hit is None:
+            hit = (item, make(**arguments(item)))
+        self.current[key] = hit
+        return hit[1]
+
+    def next_step(self) -> None:
+        self.previous, self.current = self.current, {}
+
+
 # ---------------------------------------------------------------------- JSON -> message, fast
 # The hot path (every decision the referee sends): turn the JSON into constructor arguments
 # (unwrapping bare lists, dropping nulls) and let the C implementation build the message. Any
@@ -163,9 +187,14 @@ def _is_plain(descriptor: Descriptor, seen: frozenset[str] = frozenset()) -> boo
     return True
 
 
-def _arguments(descriptor: Descriptor, data: Any, shared: dict[int, tuple[Any, Any]] | None = None) -> dict[str, Any]:
+Parts = dict[int, tuple[Any, Any]]  # id(part) -> (the part, kept so its id is not reused; its message or messages)
+
+
+def _arguments(descriptor: Descriptor, data: Any, shared: Parts | None = None,
+               kept: Elements | None = None) -> dict[str, Any]:
     """``shared``: for views of one moment that share top-level parts (``GameState.views``), each
-    message-typed part built once, as messages, and found again by identity (see ``_shared_part``)."""
+    message-typed part built once, as messages, and found again by identity (see ``_shared_part``);
+    ``kept``: the messages of list items kept from the views of earlier steps (``Elements``)."""
     wrapper, fields = _plan(descriptor)
     if wrapper:
         (name, (kind, sub, _, plain)), = fields.items()
@@ -180,7 +209,7 @@ def _arguments(descriptor: Descriptor, data: Any, shared: dict[int, tuple[Any, A
         if sub is None:
             out[key] = value
         elif shared is not None:
-            out[key] = _shared_part(kind, sub, value, shared, plain)
+            out[key] = _shared_part(kind, sub, value, shared, plain, kept)
         elif plain:
             out[key] = value
         elif kind == "list":
@@ -192,14 +221,17 @@ def _arguments(descriptor: Descriptor, data: Any, shared: dict[int, tuple[Any, A
     return out
 
 
-def _shared_part(kind: str, sub: Descriptor, value: Any, shared: dict[int, tuple[Any, Any]], plain: bool) -> Any:
+def _shared_part(kind: str, sub: Descriptor, value: Any, shared: Parts, plain: bool,
+                 kept: Elements | None = None) -> Any:
     """A part other views may share, as its message (or list or map of them): built once, then
     found by identity (the constructor copies a built message)."""
     hit = shared.get(id(value))
     if hit is None:
         make = GetMessageClass(sub)
         arguments = (lambda v: v) if plain else (lambda v: _arguments(sub, v))
-        if kind == "list":
+        if kind == "list" and kept is not None:
+            part = [kept.message(v, make, arguments) for v in value]
+        elif kind == "list":
             part = [make(**arguments(v)) for v in value]
         elif kind == "one":
             part = make(**arguments(value))
@@ -210,13 +242,13 @@ def _shared_part(kind: str, sub: Descriptor, value: Any, shared: dict[int, tuple
 
 
 def build(container: type[Message], game_id: str, data: Any, where: str,
-          shared: dict[int, tuple[Any, Any]] | None = None) -> Message:
+          shared: Parts | None = None, kept: Elements | None = None) -> Message:
     """The ``container`` message (Observation or Action) holding the game's message for ``data``
     (its JSON form), built in one constructor call: the game's message is not built first and
     then copied in. ``shared``: see ``_arguments``."""
     name, cls = _game_class(container, game_id)
     try:
-        return container(**{name: _arguments(cls.DESCRIPTOR, data, shared)})
+        return container(**{name: _arguments(cls.DESCRIPTOR, data, shared, kept)})
     except Exception:
         return container(**{name: fill(cls(), data, where)})  # slow, but names the key that does not fit
 
@@ -300,11 +332,16 @@ def observation_message(game_id: str, view: dict[str, Any]) -> referee_pb2.Obser
     return build(referee_pb2.Observation, game_id, view, "observation")
 
 
-def observation_messages(game_id: str, views: list[dict[str, Any]]) -> list[referee_pb2.Observation]:
+def observation_messages(game_id: str, views: list[dict[str, Any]],
+                         kept: Elements | None = None) -> list[referee_pb2.Observation]:
     """The messages of several seats' views of one moment (``GameState.views``), which may share
-    parts: a part shared by identity (the table of a simultaneous window) is converted once."""
-    shared: dict[int, tuple[Any, Any]] = {}  # id(part) -> (part, its message or messages)
-    return [build(referee_pb2.Observation, game_id, view, "observation", shared) for view in views]
+    parts: a part shared by identity (the table of a simultaneous window) is converted once.
+    ``kept``: see ``Elements`` (a host's, for the read-only views of one match)."""
+    shared: Parts = {}
+    messages = [build(referee_pb2.Observation, game_id, view, "observation", shared, kept) for view in views]
+    if kept is not None:
+        kept.next_step()
+    return messages
 
 
 def observation_json(message: referee_pb2.Observation) -> dict[str, Any]:
