@@ -64,6 +64,8 @@ def diff(old: Any, new: Any, shared: dict | None = None) -> dict | None:
         for key, value in new.items():
             if key not in old:
                 changes[key] = {"v": value}
+            elif old[key] is value:  # read-only views share what did not change (GameState.read_only_views)
+                continue
             else:
                 if shared is None:
                     sub = diff(old[key], value)

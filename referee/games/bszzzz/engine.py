@@ -223,8 +223,7 @@ OPTIONS = (
 
 
 class BszzzzState(GameState):
-    # (windows, their renderings, rounds, theirs, [the latest round's detailed one]): see _history
-    _rendered: tuple[list, list, list, list, list] | None = None
+    _rendered: _Renderings | None = None  # what read-only views share from step to step
 
     # ------------------------------------------------------------------------------ set-up
     @classmethod
@@ -472,15 +471,20 @@ class BszzzzState(GameState):
     def _table_view(self, read_only: bool = False) -> dict[str, Any]:
         """Everything public: the table, the piles, the resolved windows, the hand sizes.
 
-        ``read_only``: for ``read_only_views`` — the cards are the shared card JSON and the resolved
-        windows and finished rounds are rendered once (``_history``), not at every step."""
-        card = _CARD_JSON.__getitem__ if read_only else card_json
-        trick = self.trick
-        if read_only:
-            windows, rounds = self._history()
-        else:
+        ``read_only``: for ``read_only_views`` — the cards are the shared card JSON, the resolved
+        windows and finished rounds are rendered once, and the table is built again only when a
+        window has resolved since (``_Renderings``)."""
+        if not read_only:
             windows = [_render_window(w) for w in self.windows]
             rounds = [_render_summary(r, k == len(self.rounds) - 1) for k, r in enumerate(self.rounds)]
+            return self._table(card_json, windows, rounds)
+        renderings = self._rendered
+        if renderings is None or renderings.windows_of is not self.windows or renderings.rounds_of is not self.rounds:
+            renderings = self._rendered = _Renderings(self.windows, self.rounds)
+        return renderings.table(self)
+
+    def _table(self, card, windows: list[dict], rounds: list[dict]) -> dict[str, Any]:
+        trick = self.trick
         return {
             "game": self.description.id,
             "variant": self.config.variant,
@@ -504,22 +508,6 @@ class BszzzzState(GameState):
             "scores": list(self.totals),
             "rounds": rounds,
         }
-
-    def _history(self) -> tuple[list[dict], list[dict]]:
-        """This round's resolved windows and the finished rounds, rendered for read-only views: each
-        rendered once (records never change once written) and kept with the lists it renders, so a
-        clone or a new round (new lists) starts its own. Fresh lists of shared renderings: a list
-        handed out never grows afterwards."""
-        cache = self._rendered
-        if cache is None or cache[0] is not self.windows or cache[2] is not self.rounds:
-            cache = self._rendered = (self.windows, [], self.rounds, [], [None])
-        windows, rendered_windows, rounds, rendered_rounds, latest = cache
-        if len(rendered_windows) < len(windows):
-            rendered_windows.extend(_render_window(w, shared=True) for w in windows[len(rendered_windows):])
-        if len(rendered_rounds) < len(rounds):
-            rendered_rounds.extend(_render_summary(r, False, shared=True) for r in rounds[len(rendered_rounds):])
-            latest[0] = _render_summary(rounds[-1], True, shared=True)
-        return list(rendered_windows), rendered_rounds[:-1] + latest if rounds else []
 
     def observation(self, seat: int) -> dict[str, Any]:
         return self._seat_view(self._table_view(), seat)
@@ -723,6 +711,36 @@ class BszzzzState(GameState):
             other.waiting.remove(s)
         other._legal = None
         return other
+
+
+class _Renderings:
+    """What read-only views share from step to step: this round's resolved windows and the finished
+    rounds, each rendered once (records never change once written), and the latest table. Tied to
+    the lists it renders: a clone or a new round (new lists) starts its own. The table depends only
+    on what a window's resolution changes, and every resolution appends a record to the round's
+    windows (or starts a new round), so it is built again only when their count has changed."""
+
+    def __init__(self, windows: list[dict], rounds: list[dict]) -> None:
+        self.windows_of, self.rounds_of = windows, rounds
+        self.windows: list[dict] = []  # rendered
+        self.rounds: list[dict] = []  # rendered without details
+        self.latest: dict | None = None  # the latest round, rendered with its details
+        self.built_at: tuple[int, int] | None = None  # (windows, rounds) when the table was built
+        self.last_table: dict[str, Any] = {}
+
+    def table(self, state: BszzzzState) -> dict[str, Any]:
+        """The state's table for read-only views (never changed once built: lists handed out never
+        grow afterwards; each caller copies its top level)."""
+        at = (len(self.windows_of), len(self.rounds_of))
+        if at != self.built_at:
+            self.windows.extend(_render_window(w, shared=True) for w in self.windows_of[len(self.windows):])
+            if len(self.rounds) < len(self.rounds_of):
+                self.rounds.extend(_render_summary(r, False, shared=True) for r in self.rounds_of[len(self.rounds):])
+                self.latest = _render_summary(self.rounds_of[-1], True, shared=True)
+            rounds = self.rounds[:-1] + [self.latest] if self.rounds else []
+            self.last_table = state._table(_CARD_JSON.__getitem__, list(self.windows), rounds)
+            self.built_at = at
+        return self.last_table
 
 
 def _render_window(window: dict, shared: bool = False) -> dict:
