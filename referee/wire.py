@@ -344,6 +344,24 @@ def observation_messages(game_id: str, views: list[dict[str, Any]],
     return messages
 
 
+def observation_arguments(game_id: str, views: list[dict[str, Any]],
+                          kept: Elements | None = None) -> list[dict[str, Any]]:
+    """``observation_messages`` as each Observation's constructor arguments, for a host that puts
+    it in a message of its own (a decision): built there in one go, instead of built here and then
+    copied in. A value that does not fit shows at that constructor; ``observation_message`` then
+    names it."""
+    name, cls = _game_class(referee_pb2.Observation, game_id)
+    shared: Parts = {}
+    try:
+        return [{name: _arguments(cls.DESCRIPTOR, view, shared, kept)} for view in views]
+    except Exception:
+        observation_messages(game_id, views)  # the slow path names the key that does not fit
+        raise
+    finally:
+        if kept is not None:
+            kept.next_step()
+
+
 def observation_json(message: referee_pb2.Observation) -> dict[str, Any]:
     which = message.WhichOneof("game")
     if which is None:
