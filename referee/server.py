@@ -97,21 +97,24 @@ def with_logs(replay_gz: bytes, logs: list[dict]) -> bytes:
     return pack(replay)
 
 
-def decision_message(game: str, request: DecisionRequest, observation: dict | None) -> referee_pb2.RefereeMessage:
-    """A decision's message, built in one constructor call from its parts: the observation as its
-    constructor's arguments (``wire.observation_arguments``; a message passed in is copied, 16 KB
-    a seat in a Bszzzz window), by default the seat's own observation."""
+def decision_message(game: str, request: DecisionRequest,
+                     observation: wire.SeatObservation | None) -> referee_pb2.RefereeMessage:
+    """A decision's message, built from its parts in one constructor call (a message passed in is
+    copied) plus the part of the observation the seats share, merged in from its bytes
+    (``wire.SeatObservation``); by default the seat's own observation."""
     fields = dict(protocol_version=PV, decision_id=request.decision_id,
                   legal_actions=[dict(action=wire.action_message(game, a), label=request.label(a))
                                  for a in request.legal_actions],
                   deadline_seconds=request.deadline, bank_seconds=request.bank)
     if observation is None:
-        observation = wire.observation_arguments(game, [request.observe()])[0]
+        (observation,) = wire.observation_parts(game, [request.observe()])
     try:
-        return referee_pb2.RefereeMessage(decision=dict(fields, observation=observation))
+        message = referee_pb2.RefereeMessage(decision=dict(fields, observation=observation.arguments))
     except Exception:  # a value that does not fit its field: the slow way names it (and raises)
         return referee_pb2.RefereeMessage(decision=dict(
             fields, observation=wire.observation_message(game, request.observe())))
+    observation.merge_into(message.decision.observation)
+    return message
 
 
 @dataclass
@@ -492,7 +495,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                     answers = [await self.ask(room, seats[0], requests[seats[0]])]
                 else:  # a simultaneous window: the seats' views share a table, built and encoded once
                     _, views = match.state.read_only_views(spectator=False)
-                    observations = wire.observation_arguments(match.config.game, [views[s] for s in seats], kept)
+                    observations = wire.observation_parts(match.config.game, [views[s] for s in seats], kept)
                     answers = await asyncio.gather(*(self.ask(room, s, requests[s], observation)
                                                      for s, observation in zip(seats, observations)))
                 arrivals = sorted(zip(seats, answers), key=lambda item: item[1][0])
@@ -522,7 +525,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             pass  # absent seats fault (and are forfeited) like disconnected ones
 
     async def ask(self, room: Room, seat_index: int, request: DecisionRequest,
-                  observation: dict | None = None) -> tuple[float, Reply]:
+                  observation: wire.SeatObservation | None = None) -> tuple[float, Reply]:
         """Send one decision and wait for its answer until the seat's think time (``clock.py``)
         passes the deadline; a lost connection gets the grace period to resume (the decision is
         sent again to the new stream, and the time away is not charged)."""
