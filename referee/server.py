@@ -33,7 +33,7 @@ from .games.seeding import draw_seed, platform_seed_key
 from .identity import Identity, holder_of, resolve
 from .limits import (CALLS_PER_PEER, HELLO_TIMEOUT, INBOX_LIMIT, SERVER_OPTIONS, WATCHERS_PER_MATCH, Quota,
                      is_remote_peer, peer_of, version_error)
-from .match import Match, Reply
+from .match import DecisionRequest, Match, Reply
 from .presence import NoPresence, Presence, keep_presence, load_presence, tell
 from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, packed_replay, replay_parts
 from .timecontrol import TimeControl
@@ -95,6 +95,26 @@ def with_logs(replay_gz: bytes, logs: list[dict]) -> bytes:
     replay = json.loads(gzip.decompress(replay_gz))
     replay["bot_logs"] = logs
     return pack(replay)
+
+
+def decision_message(game: str, request: DecisionRequest,
+                     observation: wire.SeatObservation | None) -> referee_pb2.RefereeMessage:
+    """A decision's message, built from its parts in one constructor call (a message passed in is
+    copied) plus the part of the observation the seats share, merged in from its bytes
+    (``wire.SeatObservation``); by default the seat's own observation."""
+    fields = dict(protocol_version=PV, decision_id=request.decision_id,
+                  legal_actions=[dict(action=wire.action_message(game, a), label=request.label(a))
+                                 for a in request.legal_actions],
+                  deadline_seconds=request.deadline, bank_seconds=request.bank)
+    if observation is None:
+        (observation,) = wire.observation_parts(game, [request.observe()])
+    try:
+        message = referee_pb2.RefereeMessage(decision=dict(fields, observation=observation.arguments))
+    except Exception:  # a value that does not fit its field: the slow way names it (and raises)
+        return referee_pb2.RefereeMessage(decision=dict(
+            fields, observation=wire.observation_message(game, request.observe())))
+    observation.merge_into(message.decision.observation)
+    return message
 
 
 @dataclass
@@ -333,12 +353,12 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         tokens = [self.identity.seat_token(secrets.token_hex(24)) for _ in request.seats]  # never starts with "-"
         room = Room(match_id, match, tokens, [Seat() for _ in request.seats],
                     [s.remote_bot for s in request.seats], [s.version for s in request.seats])
-        room.public.append(match.state.public_view())
+        room.public.append(match.state.read_only_public_view())  # read only, like every view kept here
         room.add_frame(0)
         if request.record_frames:  # built as play goes, once, for the creator's FollowMatch
             room.follow_frames = FrameEncoder()
             room.follow_frames.add(room.public[0])
-            match.on_step = lambda: room.follow_frames.add(match.state.public_view())
+            match.on_step = lambda: room.follow_frames.add(match.state.read_only_public_view())
         self.rooms[match_id] = room
         for seat, token in enumerate(tokens):
             self.tokens[token] = (match_id, seat)
@@ -461,6 +481,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
     # ------------------------------------------------------------------ driving a match
     async def run_match(self, room: Room) -> None:
         match = room.match
+        kept = wire.Elements()  # the messages of the views' unchanged parts, from one window to the next
         try:
             await self.wait_for_seats(room)
             room.status = "playing"
@@ -473,8 +494,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 if len(seats) == 1:  # the usual case: no task and no gather for one seat
                     answers = [await self.ask(room, seats[0], requests[seats[0]])]
                 else:  # a simultaneous window: the seats' views share a table, built and encoded once
-                    _, views = match.state.views(spectator=False)
-                    observations = wire.observation_messages(match.config.game, [views[s] for s in seats])
+                    _, views = match.state.read_only_views(spectator=False)
+                    observations = wire.observation_parts(match.config.game, [views[s] for s in seats], kept)
                     answers = await asyncio.gather(*(self.ask(room, s, requests[s], observation)
                                                      for s, observation in zip(seats, observations)))
                 arrivals = sorted(zip(seats, answers), key=lambda item: item[1][0])
@@ -503,22 +524,14 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         except asyncio.TimeoutError:
             pass  # absent seats fault (and are forfeited) like disconnected ones
 
-    async def ask(self, room: Room, seat_index: int, request,
-                  observation: referee_pb2.Observation | None = None) -> tuple[float, Reply]:
+    async def ask(self, room: Room, seat_index: int, request: DecisionRequest,
+                  observation: wire.SeatObservation | None = None) -> tuple[float, Reply]:
         """Send one decision and wait for its answer until the seat's think time (``clock.py``)
         passes the deadline; a lost connection gets the grace period to resume (the decision is
         sent again to the new stream, and the time away is not charged)."""
         seat = room.seats[seat_index]
         match = room.match
-        game = match.config.game
-        legal = request.legal_actions
-        # built in one constructor call from its parts (a nested message passed in is copied: an
-        # observation wrapped twice would be copied twice, 16 KB a seat in a Bszzzz window)
-        message = referee_pb2.RefereeMessage(decision=dict(
-            protocol_version=PV, decision_id=request.decision_id,
-            observation=observation if observation is not None else wire.observation_message(game, request.observe()),
-            legal_actions=[dict(action=wire.action_message(game, a), label=request.label(a)) for a in legal],
-            deadline_seconds=request.deadline, bank_seconds=request.bank))
+        message = decision_message(match.config.game, request, observation)
         watch = Stopwatch(self.lag)
         limit = request.deadline + match.clocks[seat_index].lag_allowance()
         grace = self.settings.grace
@@ -596,7 +609,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             return
         # views in between were not observable live; the replay re-derives every step. A room that
         # records frames has just built this view: it is not built twice
-        view = room.follow_frames.previous if room.follow_frames is not None else room.match.state.public_view()
+        view = (room.follow_frames.previous if room.follow_frames is not None
+                else room.match.state.read_only_public_view())
         for _ in range(steps):
             room.public.append(view)
         room.add_frame(len(room.public) - 1)

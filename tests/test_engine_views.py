@@ -54,3 +54,29 @@ def test_changing_a_view_changes_nothing(game_id: str) -> None:
         assert json.dumps(state.to_position(), sort_keys=True) == before
         step(state, rng)
 
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_read_only_views_equal_the_fresh_ones_and_never_change(game_id: str) -> None:
+    """What the referee and the replay builder read (``read_only_views``, which may share parts
+    with other steps' views and with the engine's own renderings) is what a bot would be given,
+    and a read-only view kept from earlier is not changed by later play (a replay frame keeps it)."""
+    game = GAMES[game_id]
+    for variant in game.variants:
+        config = game.configure(max(game.variant(variant).player_counts), variant)
+        state = game.new_state(config, 7)
+        rng = random.Random(7)
+        kept = []
+        steps = 0
+        while not state.is_terminal():
+            public, seats = state.read_only_views()
+            fresh_public, fresh_seats = state.views()
+            assert (public, seats) == (fresh_public, fresh_seats)
+            assert state.read_only_public_view() == fresh_public
+            assert state.read_only_views(spectator=False) == (None, fresh_seats)
+            if steps % 7 == 0:
+                kept.append(([public, *seats], json.dumps([public, *seats], sort_keys=True)))
+            step(state, rng)
+            steps += 1
+        for views, snapshot in kept:
+            assert json.dumps(views, sort_keys=True) == snapshot, "a read-only view given earlier changed later"

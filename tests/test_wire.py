@@ -72,6 +72,34 @@ def test_views_sharing_a_table_give_the_same_messages(game_id: str) -> None:
         step(state, rng)
 
 
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_read_only_views_converted_step_after_step_give_the_same_messages(game_id: str) -> None:
+    """The referee converts the read-only views of every window with what it kept from the window
+    before (``wire.Elements``), each seat's own keys as constructor arguments and the keys every
+    view shares merged in from their encoding (``wire.observation_parts``): the same messages as
+    each seat's fresh view."""
+    game = GAMES[game_id]
+    config = game.configure(max(game.variant(None).player_counts))
+    state = game.new_state(config, 6)
+    rng = random.Random(6)
+    kept, kept_parts = wire.Elements(), wire.Elements()
+    steps = 0
+    while not state.is_terminal() and steps < 400:
+        _, views = state.read_only_views(spectator=False)
+        fresh = [wire.observation_message(game_id, state.observation(s)) for s in range(config.players)]
+        assert wire.observation_messages(game_id, views, kept) == fresh
+        merged = []
+        for part in wire.observation_parts(game_id, views, kept_parts):
+            message = referee_pb2.Observation(**part.arguments)
+            part.merge_into(message)
+            merged.append(message)
+        assert merged == fresh
+        assert [m.SerializeToString(deterministic=True) for m in merged] == [
+            m.SerializeToString(deterministic=True) for m in fresh]
+        steps += 1
+        step(state, rng)
+
+
 def test_drift_between_engine_and_proto_fails_loudly() -> None:
     view = GAMES["tussie-mussie"].new_state(GAMES["tussie-mussie"].configure(2), 1).observation(0)
     view["new_field"] = 1

@@ -375,6 +375,19 @@ class GameState(ABC):
         public = self.public_view() if spectator else None
         return public, [self.observation(seat) for seat in range(self.config.players)]
 
+    # A host that only reads what it is given (converts it to messages, diffs it into frames, keeps
+    # and serializes it: the referee, the replay builder) may ask for read-only views instead. They
+    # equal the ones above but may share parts with the views of other steps and with what the
+    # engine keeps to build them (the rendered history of play, shared instead of re-rendered at
+    # every step): a change made to one would show in later views. Never hand them to a bot.
+    def read_only_public_view(self) -> JSON:
+        """``public_view()``, read-only (see above); by default the same fresh view."""
+        return self.public_view()
+
+    def read_only_views(self, spectator: bool = True) -> tuple[JSON | None, list[JSON]]:
+        """``views()``, read-only (see above); by default the same fresh views."""
+        return self.views(spectator)
+
     @abstractmethod
     def is_terminal(self) -> bool: ...
 

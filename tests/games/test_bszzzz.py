@@ -19,6 +19,7 @@ from engine_contract import (
     first_policy,
     play_out,
     random_policy,
+    step,
 )
 from referee.games import ConfigError, IllegalActionError, PositionError, get_game
 from referee.games.bszzzz.data import CARDS, COLOURS, DECKS, HAND_SIZE, SWATTERS
@@ -475,6 +476,40 @@ def test_a_resolved_window_shows_every_submission_and_pending_ones_stay_sealed()
     assert state.observation(2)["windows"][-1] == window
     assert "hand" not in state.public_view()
     assert [c["id"] for c in state.observation(1)["hand"]] == ["bee-blue", "swatter-yellow-1"]
+
+
+def containers(data, found=None) -> dict[int, object]:
+    """Every dict and list inside ``data``, by identity."""
+    found = {} if found is None else found
+    if isinstance(data, (dict, list)):
+        found[id(data)] = data
+        for value in data.values() if isinstance(data, dict) else data:
+            containers(value, found)
+    return found
+
+
+def test_fresh_views_share_nothing_with_the_read_only_renderings():
+    """The read-only views share the rendered history (and the cards' JSON) from step to step; the
+    views a bot is given share none of it, so changing them, however deep, corrupts no later view."""
+    state = GAME.new_state(GAME.configure(4), 12)
+    rng = random.Random(12)
+    kept = []
+    for steps in range(600):
+        if state.is_terminal():
+            break
+        read_only = state.read_only_views()
+        if steps % 25 == 0:
+            kept.append((read_only, json.dumps(read_only, sort_keys=True)))
+        fresh = [state.public_view(), *(state.observation(s) for s in range(4)), *state.views()[1]]
+        shared = containers(fresh).keys() & containers([read_only, *(r for r, _ in kept)]).keys()
+        assert not shared
+        for container in containers(fresh).values():  # a bot that scribbles over its observation
+            container.clear()
+        step(state, rng)
+    assert state.rounds, "the history rendered includes finished rounds"
+    for views, snapshot in kept:
+        assert json.dumps(views, sort_keys=True) == snapshot
+    assert state.read_only_views() == state.views()
 
 
 def test_illegal_actions_are_refused():

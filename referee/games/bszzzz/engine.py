@@ -223,6 +223,8 @@ OPTIONS = (
 
 
 class BszzzzState(GameState):
+    _rendered: _Renderings | None = None  # what read-only views share from step to step
+
     # ------------------------------------------------------------------------------ set-up
     @classmethod
     def complete_config(cls, config: MatchConfig) -> MatchConfig:
@@ -466,8 +468,22 @@ class BszzzzState(GameState):
         }
 
     # ------------------------------------------------------------------------------ views
-    def _table_view(self) -> dict[str, Any]:
-        """Everything public: the table, the piles, the resolved windows, the hand sizes."""
+    def _table_view(self, read_only: bool = False) -> dict[str, Any]:
+        """Everything public: the table, the piles, the resolved windows, the hand sizes.
+
+        ``read_only``: for ``read_only_views`` — the cards are the shared card JSON, the resolved
+        windows and finished rounds are rendered once, and the table is built again only when a
+        window has resolved since (``_Renderings``)."""
+        if not read_only:
+            windows = [_render_window(w) for w in self.windows]
+            rounds = [_render_summary(r, k == len(self.rounds) - 1) for k, r in enumerate(self.rounds)]
+            return self._table(card_json, windows, rounds)
+        renderings = self._rendered
+        if renderings is None or renderings.windows_of is not self.windows or renderings.rounds_of is not self.rounds:
+            renderings = self._rendered = _Renderings(self.windows, self.rounds)
+        return renderings.table(self)
+
+    def _table(self, card, windows: list[dict], rounds: list[dict]) -> dict[str, Any]:
         trick = self.trick
         return {
             "game": self.description.id,
@@ -479,29 +495,29 @@ class BszzzzState(GameState):
             "dealer": self.dealer,
             "turn": None if self.total else self.turn,
             "priority_start": None if (self.over or self.arrival) else self._priority_start(),
-            "trick": [{"seat": s, "card": card_json(c)} for s, c in trick],
+            "trick": [{"seat": s, "card": card(c)} for s, c in trick],
             "last_player": trick[-1][0] if trick else None,
             "idle_windows": self.idle,
             "hand_sizes": [len(h) for h in self.hands],
             "swatters_in_hand": list(self.swatters_left),
-            "taken": [[card_json(c) for c in pile] for pile in self.taken],
-            "swatted": [[card_json(c) for c in pile] for pile in self.swatted],
-            "spent": [[card_json(c) for c in pile] for pile in self.spent],
-            "discard": [card_json(c) for c in self.discard],
-            "windows": [_render_window(w) for w in self.windows],
+            "taken": [[card(c) for c in pile] for pile in self.taken],
+            "swatted": [[card(c) for c in pile] for pile in self.swatted],
+            "spent": [[card(c) for c in pile] for pile in self.spent],
+            "discard": [card(c) for c in self.discard],
+            "windows": windows,
             "scores": list(self.totals),
-            "rounds": [_render_summary(r, k == len(self.rounds) - 1) for k, r in enumerate(self.rounds)],
+            "rounds": rounds,
         }
 
     def observation(self, seat: int) -> dict[str, Any]:
         return self._seat_view(self._table_view(), seat)
 
-    def _seat_view(self, table: dict[str, Any], seat: int) -> dict[str, Any]:
+    def _seat_view(self, table: dict[str, Any], seat: int, card=card_json) -> dict[str, Any]:
         """A seat's observation: the table (copied at its top level only) plus the seat's own parts."""
         view = dict(table)
         view["seat"] = seat
         view["colour"] = self.colours[seat]
-        view["hand"] = [card_json(c) for c in self.hands[seat]]
+        view["hand"] = [card(c) for c in self.hands[seat]]
         own = next((c for s, c in self.pending if s == seat), False)
         view["submitted"] = None if own is False else (
             {"type": "pass"} if own is None else {"type": "play", "card": own.id}
@@ -515,9 +531,17 @@ class BszzzzState(GameState):
 
     def views(self, spectator: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """One table for the spectator and every seat (they share its lists; the state shares none)."""
-        table = self._table_view()
+        return self._views(self._table_view(), spectator, card_json)
+
+    def read_only_public_view(self) -> dict[str, Any]:
+        return dict(self._table_view(read_only=True), submitted=None)
+
+    def read_only_views(self, spectator: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        return self._views(self._table_view(read_only=True), spectator, _CARD_JSON.__getitem__)
+
+    def _views(self, table: dict[str, Any], spectator: bool, card) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         public = dict(table, submitted=None) if spectator else None
-        return public, [self._seat_view(table, seat) for seat in range(self.n)]
+        return public, [self._seat_view(table, seat, card) for seat in range(self.n)]
 
     # ------------------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:
@@ -626,6 +650,7 @@ class BszzzzState(GameState):
         other.swatters_left = list(self.swatters_left)
         other.pending = list(self.pending)
         other.waiting = list(self.waiting)
+        other._rendered = None  # its lists will be its own: it renders for itself
 
     # ------------------------------------------------------------------------------ hidden information
     def public_knowledge(self) -> tuple[list[set[str]], list[set[str] | None]]:
@@ -688,27 +713,60 @@ class BszzzzState(GameState):
         return other
 
 
-def _render_window(window: dict) -> dict:
+class _Renderings:
+    """What read-only views share from step to step: this round's resolved windows and the finished
+    rounds, each rendered once (records never change once written), and the latest table. Tied to
+    the lists it renders: a clone or a new round (new lists) starts its own. The table depends only
+    on what a window's resolution changes, and every resolution appends a record to the round's
+    windows (or starts a new round), so it is built again only when their count has changed."""
+
+    def __init__(self, windows: list[dict], rounds: list[dict]) -> None:
+        self.windows_of, self.rounds_of = windows, rounds
+        self.windows: list[dict] = []  # rendered
+        self.rounds: list[dict] = []  # rendered without details
+        self.latest: dict | None = None  # the latest round, rendered with its details
+        self.built_at: tuple[int, int] | None = None  # (windows, rounds) when the table was built
+        self.last_table: dict[str, Any] = {}
+
+    def table(self, state: BszzzzState) -> dict[str, Any]:
+        """The state's table for read-only views (never changed once built: lists handed out never
+        grow afterwards; each caller copies its top level)."""
+        at = (len(self.windows_of), len(self.rounds_of))
+        if at != self.built_at:
+            self.windows.extend(_render_window(w, shared=True) for w in self.windows_of[len(self.windows):])
+            if len(self.rounds) < len(self.rounds_of):
+                self.rounds.extend(_render_summary(r, False, shared=True) for r in self.rounds_of[len(self.rounds):])
+                self.latest = _render_summary(self.rounds_of[-1], True, shared=True)
+            rounds = self.rounds[:-1] + [self.latest] if self.rounds else []
+            self.last_table = state._table(_CARD_JSON.__getitem__, list(self.windows), rounds)
+            self.built_at = at
+        return self.last_table
+
+
+def _render_window(window: dict, shared: bool = False) -> dict:
+    """A resolved window for the views (``shared``: with the shared card JSON, for read-only views)."""
+    card = _CARD_JSON.__getitem__ if shared else card_json
     top = window["top"]
     return dict(
         window,
-        top=card_json(CARDS[top]) if top else None,
+        top=card(CARDS[top]) if top else None,
         priority=list(window["priority"]),
-        plays=[dict(p, card=card_json(CARDS[p["card"]]) if p["card"] else None) for p in window["plays"]],
+        plays=[dict(p, card=card(CARDS[p["card"]]) if p["card"] else None) for p in window["plays"]],
     )
 
 
-def _render_summary(summary: dict, detailed: bool) -> dict:
+def _render_summary(summary: dict, detailed: bool, shared: bool = False) -> dict:
     """A finished round for the views: its points for every round; for the latest one also the cards
     each seat took and kept (what its points were counted from) and the window that ended it."""
+    card = _CARD_JSON.__getitem__ if shared else card_json
     view = {key: summary[key] for key in ("round", "dealer", "end", "windows")}
     view.update(points=list(summary["points"]), totals=list(summary["totals"]))
     if detailed:
         final = summary.get("final_window")
         view.update(
-            taken=[[card_json(CARDS[c]) for c in pile] for pile in summary["taken"]],
-            hands=[[card_json(CARDS[c]) for c in hand] for hand in summary["hands"]],
-            final_window=_render_window(final) if final else None,
+            taken=[[card(CARDS[c]) for c in pile] for pile in summary["taken"]],
+            hands=[[card(CARDS[c]) for c in hand] for hand in summary["hands"]],
+            final_window=_render_window(final, shared) if final else None,
         )
     return view
 
