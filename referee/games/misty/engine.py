@@ -57,6 +57,7 @@ position in the activation stage is advanced through forced steps when loaded.
 from __future__ import annotations
 
 import random
+from bisect import insort
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -337,6 +338,9 @@ class MistyState(GameState):
         # within a box), bounding box, ring_keys(bounding box), occupied cells], cells by
         # cell_key, kept up to date as cards are placed; None = to recompute
         self._shapes: list[list | None] = [None] * self.n
+        # during activation, the active seat's cells whose top card is an arrow not yet activated,
+        # sorted, kept up to date as cards move; None = to recompute
+        self._arrows: list[Cell] | None = None
         self._touch()
 
     def _touch(self) -> None:
@@ -425,7 +429,7 @@ class MistyState(GameState):
             # one action per (kind, motif), in hand order (later copies update the same key)
             return list(dict(map(_TAKE_OF_CARD.__getitem__, self.hands[seat])).values())
         legal = (self._shapes[seat] or self.shape(seat))[0]
-        return [PLACE_BY_KEY[key] for key in sorted(legal)]  # keys sort as (row, col) do
+        return list(map(PLACE_BY_KEY.__getitem__, sorted(legal)))  # keys sort as (row, col) do
 
     def draft_step(self, seat: int, action: Action) -> None:
         """Seal one (legal) draft answer; reveal every card when the last seat has placed its."""
@@ -472,12 +476,35 @@ class MistyState(GameState):
         self._shapes = [None] * self.n
         self.stage = "activation"
         self.active = self.first
+        self._arrows = None
         self.advance_activation()
+
+    def ready_arrows(self, seat: int) -> list[Cell]:
+        """The active seat's cells whose top card is an arrow not yet activated, sorted."""
+        if self._arrows is None:
+            self._arrows = arrow_cells(self.windows[seat], self.moved[seat])
+        return self._arrows
+
+    def recheck_arrows(self, seat: int, cells: Iterable[Cell | None]) -> None:
+        """Update the ready arrows after the top cards of ``cells`` changed (None: a card that left
+        the window): the card a move or meal uncovers may be an arrow, the one it covers no longer is."""
+        arrows, window, moved = self._arrows, self.windows[seat], self.moved[seat]
+        if arrows is None:
+            return
+        for cell in cells:
+            if cell is None:
+                continue
+            stack = window.get(cell)
+            ready = stack is not None and stack[-1] in ARROW_CARDS and stack[-1] not in moved
+            if ready and cell not in arrows:
+                insort(arrows, cell)
+            elif not ready and cell in arrows:
+                arrows.remove(cell)
 
     def activation_actions(self, seat: int) -> list[Action]:
         """Which arrow card moves next; once none can, which monster eats which flower."""
         window = self.windows[seat]
-        cells = arrow_cells(window, self.moved[seat])
+        cells = self.ready_arrows(seat)
         if cells:
             return [_ACTIVATE.get(c) or activate_action(c) for c in cells]
         return [{"type": "eat", "row": m[0], "col": m[1], "flower_row": f[0], "flower_col": f[1]}
@@ -496,6 +523,7 @@ class MistyState(GameState):
                 self.activation_step(seat, actions[0])
                 continue
             self.active = (seat + 1) % self.n
+            self._arrows = None
             if self.active == self.first:
                 self.active = None
                 self.end_round()
@@ -507,6 +535,7 @@ class MistyState(GameState):
             card = window[cell][-1]
             target = activate(window, cell, self.sizes[seat])
             self.moved[seat].add(card)
+            self.recheck_arrows(seat, (cell, target))
             event = {"event": "move", "seat": seat, "card": card, "row": cell[0], "col": cell[1]}
             if target is not None:  # no target: the card left the window
                 event["to_row"], event["to_col"] = target
@@ -515,6 +544,7 @@ class MistyState(GameState):
             flower_cell = (action["flower_row"], action["flower_col"])
             monster, flower = eat(window, cell, flower_cell)
             self.fed[seat].add(monster)
+            self.recheck_arrows(seat, (cell, flower_cell))
             self.log.append({"event": "eat", "seat": seat, "monster": monster, "flower": flower,
                              "row": cell[0], "col": cell[1], "to_row": flower_cell[0], "to_col": flower_cell[1]})
 
@@ -749,6 +779,7 @@ class MistyState(GameState):
         other.fed = [set(f) for f in self.fed]
         other.log = list(self.log)
         other.rounds = list(self.rounds)
+        other._arrows = None if self._arrows is None else list(self._arrows)
         other._shapes = [None if s is None else [set(s[0]), s[1], s[2], set(s[3])] for s in self._shapes]
 
     # ------------------------------------------------------------------ positions

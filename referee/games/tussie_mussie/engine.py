@@ -44,7 +44,7 @@ from ..interface import (
 )
 from ..ranking import competition_ranks, ranks_with_tiebreak
 from ..seeding import Draws, draw_seed
-from .data import ALPHABETICAL_RANK, CARD_TEXTS, COLOURS, PRE_PRESENTATION, TILE_IDS, TILES, TURN_CARDS
+from .data import ALPHABETICAL_RANK, CARD_TEXTS, COLOURS, PRE_PRESENTATION, ROWS, TILE_IDS, TILES, TURN_CARDS
 from .scoring import score_arrangement
 
 ROUNDS = 3
@@ -72,8 +72,10 @@ def tile_json(tile_id: str) -> dict[str, Any]:
     return {"id": t.id, "name": t.name, "colour": t.colour, "hearts": t.hearts, "timing": t.timing}
 
 
-# Each tile's JSON, shared by the round summaries (views and positions copy them out)
+# Each tile's JSON, and each column's by tile and row, shared by the round summaries (views and
+# positions copy them out)
 TILE_JSON = {t: tile_json(t) for t in TILE_IDS}
+COLUMN_JSON = {t: {row: {"tile": TILE_JSON[t], "row": row} for row in ROWS} for t in TILE_IDS}
 HIDDEN = {"hidden": True}
 GAP = {"gap": True}  # a Marigold's emptied column under marigold_gap=keep
 TAKE_ACTIONS = [{"type": "take", "side": "face_up"}, {"type": "take", "side": "face_down"}]
@@ -101,6 +103,10 @@ def distribute_actions(turn_card: str, sides: tuple[str, ...]) -> list[Action]:
             if choose in ("*", side)
         ]
     return actions
+
+
+# each Turn card's choices for its tiles as it lays them out
+TURN_ACTIONS = {card: distribute_actions(card, TURN_CARDS[card]["layout"]) for card in TURN_CARDS}
 
 
 class TussieMussieState(GameState):
@@ -220,9 +226,13 @@ class TussieMussieState(GameState):
         """Reveal a Turn card, apply its immediate action, lay out two tiles."""
         self.turn_card = self.turns.pop()
         card = TURN_CARDS[self.turn_card]
-        if card.get("discard_top") and self.stack:
-            self.out.append([self.stack.pop(), 0])  # unseen by anyone
-        self.layout = [[self.stack.pop(), side] for side in card["layout"]]
+        stack = self.stack
+        if card.get("discard_top") and stack:
+            self.out.append([stack.pop(), 0])  # unseen by anyone
+        left, right = card["layout"]
+        self.layout = [[stack.pop(), left], [stack.pop(), right]]
+        # the seat's choices are known now: the cache of legal_actions (as advance_pre fills it)
+        self._legal = {0: TURN_ACTIONS[self.turn_card]}
 
     def distribute(self, option: str, slot: int) -> None:
         choose, mine, theirs = TURN_CARDS[self.turn_card]["options"][option]
@@ -359,8 +369,7 @@ class TussieMussieState(GameState):
                 "round": self.round,
                 "first_player": self.first,
                 "arrangements": [
-                    [GAP if c is None else {"tile": TILE_JSON[c[0]], "row": c[1]} for c in self.hands[h]]
-                    for h in range(self.hand_count)
+                    [GAP if c is None else COLUMN_JSON[c[0]][c[1]] for c in hand] for hand in self.hands
                 ],
                 "orchid": list(self.orchid),
                 "points": points,

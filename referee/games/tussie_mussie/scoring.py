@@ -10,6 +10,13 @@ Column = tuple[str, str] | None  # (tile id, row) or an emptied column (marigold
 HEARTS = {t.id: t.hearts for t in TILES.values()}
 COLOUR = {t.id: t.colour for t in TILES.values()}
 SCORING = frozenset(t.id for t in TILES.values() if t.timing == "scoring")  # the tiles with an effect
+# the effects that count a colour: "+1 for each <colour> tile you have, itself included"
+COLOUR_COUNTED = {"red_tulip": "red", "pink_rose": "pink", "violet": "purple"}
+
+
+def neighbours(columns: Sequence[Column], index: int) -> list[Column]:
+    """The tiles in the columns beside ``index`` (a kept gap is no tile)."""
+    return [columns[j] for j in (index - 1, index + 1) if 0 <= j < len(columns) and columns[j] is not None]
 
 
 def score_arrangement(
@@ -25,25 +32,24 @@ def score_arrangement(
     engine's own ``[tile, row, seen]`` columns); ``None`` is a kept gap that breaks adjacency (it
     scores 0).
     """
-    # the arrangement's tallies in one pass (one loop, not a list per tally: scoring ends every
-    # round of every random playout)
-    ids: list[str] = []
-    hearts: list[int] = []
-    colours: list[str] = []
+    # the arrangement's tallies in one pass (scoring ends every round of every random playout)
+    tiles = 0
+    total_hearts = 0
+    heartless = 0
     bouquet = 0
+    colours: dict[str, int] = {}  # colour -> tiles of it (an Orchid counts as its chosen colour)
     for column in columns:
         if column is not None:
             tile = column[0]
-            ids.append(tile)
-            hearts.append(HEARTS[tile])
-            colours.append(orchid_colour if tile == "orchid" else COLOUR[tile])
+            tiles += 1
+            hearts = HEARTS[tile]
+            total_hearts += hearts
+            if not hearts:
+                heartless += 1
+            colour = orchid_colour if tile == "orchid" else COLOUR[tile]
+            colours[colour] = colours.get(colour, 0) + 1
             if column[1] == "bouquet":
                 bouquet += 1
-    total_hearts = sum(hearts)
-    last = len(columns) - 1
-
-    def adjacent(index: int) -> list[Column]:
-        return [columns[j] for j in (index - 1, index + 1) if 0 <= j <= last and columns[j] is not None]
 
     points = []
     for index, column in enumerate(columns):
@@ -55,30 +61,26 @@ def score_arrangement(
         if tile not in SCORING:
             if apprentice and tile in PRE_PRESENTATION:
                 effect = 2
+        elif tile in COLOUR_COUNTED:
+            effect = colours.get(COLOUR_COUNTED[tile], 0)
         elif tile == "red_rose":
             effect = total_hearts
-        elif tile == "red_tulip":
-            effect = colours.count("red")
         elif tile == "amaryllis":
             effect = bouquet
         elif tile == "gardenia":
-            effect = len(ids) - bouquet
+            effect = tiles - bouquet
         elif tile == "daisy":
-            effect = hearts.count(0) - 1  # every heartless tile but itself
+            effect = heartless - 1  # every heartless tile but itself
         elif tile == "peony":
             effect = 2 if bouquet == 2 else 0
-        elif tile == "pink_rose":
-            effect = colours.count("pink")
         elif tile == "forget_me_not":
-            effect = sum(HEARTS[n[0]] for n in adjacent(index))
-        elif tile == "violet":
-            effect = colours.count("purple")
+            effect = sum(HEARTS[n[0]] for n in neighbours(columns, index))
         elif tile == "hyacinth":
             effect = 3 if total_hearts == 0 else 0
         elif tile == "honeysuckle":
             if honeysuckle == "any_row" or column[1] == "bouquet":
-                effect = sum(1 for n in adjacent(index) if n[1] == "bouquet")
+                effect = sum(1 for n in neighbours(columns, index) if n[1] == "bouquet")
         elif tile == "carnation":
-            effect = len(set(colours))
+            effect = len(colours)
         points.append(HEARTS[tile] + effect)
     return sum(points), points
