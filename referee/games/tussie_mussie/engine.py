@@ -76,8 +76,7 @@ def tile_json(tile_id: str) -> dict[str, Any]:
 # positions copy them out)
 TILE_JSON = {t: tile_json(t) for t in TILE_IDS}
 COLUMN_JSON = {t: {row: {"tile": TILE_JSON[t], "row": row} for row in ROWS} for t in TILE_IDS}
-HIDDEN = {"hidden": True}
-GAP = {"gap": True}  # a Marigold's emptied column under marigold_gap=keep
+GAP = {"gap": True}  # a Marigold's emptied column under marigold_gap=keep (in the records; views copy it)
 TAKE_ACTIONS = [{"type": "take", "side": "face_up"}, {"type": "take", "side": "face_down"}]
 OFFER_ACTIONS = {t: {"type": "offer", "face_up": t} for t in TILE_IDS}  # shared: legal lists are read-only
 TURN_CARD_IDS = tuple(sorted(TURN_CARDS))  # the Turn deck before its shuffle
@@ -496,10 +495,11 @@ class TussieMussieState(GameState):
         return seen == ALL_SEEN or (viewer is not None and bool(seen >> viewer & 1))
 
     def arrangement_view(self, hand: int, viewer: int | None) -> list[dict | None]:
+        # fresh markers, not shared constants: a view's reader may change what it was given
         return [
-            GAP if c is None else {
+            {"gap": True} if c is None else {
                 "row": c[1],
-                "tile": tile_json(c[0]) if self.knows(viewer, c[2]) else HIDDEN,
+                "tile": tile_json(c[0]) if self.knows(viewer, c[2]) else {"hidden": True},
             }
             for c in self.hands[hand]
         ]
@@ -520,7 +520,7 @@ class TussieMussieState(GameState):
             "orchid": self.orchid[: self.n],
             "used": [list(u) for u in self.used[: self.n]],
             "out_of_round": [
-                tile_json(t) if self.saw(viewer, seen) else HIDDEN for t, seen in self.out
+                tile_json(t) if self.saw(viewer, seen) else {"hidden": True} for t, seen in self.out
             ],
             # a fresh copy: views never alias the state
             "rounds": copy_json(self.history) if rounds is None else rounds,
@@ -540,7 +540,7 @@ class TussieMussieState(GameState):
             data["pre_presentation"] = {
                 "acting": drawer,
                 # the drawer sees the tiles it drew; the others only how many
-                "larkspur_drawn": [tile_json(t) if viewer == drawer else HIDDEN for t in drawn],
+                "larkspur_drawn": [tile_json(t) if viewer == drawer else {"hidden": True} for t in drawn],
                 "snapdragon_moved": self.snap_moved,
             }
         # solo's parts are always present (empty in the standard game): one shape per game
@@ -548,7 +548,7 @@ class TussieMussieState(GameState):
         data["turn_card"] = self.turn_card
         data["turn_cards_left"] = len(self.turns)
         data["table"] = [
-            {"side": side, "tile": tile_json(t) if side == "U" else HIDDEN} for t, side in self.layout
+            {"side": side, "tile": tile_json(t) if side == "U" else {"hidden": True}} for t, side in self.layout
         ]
         data["apprentice_kept_from"] = list(self.kept_from)
         return data
