@@ -408,7 +408,7 @@ def run_connect(args: argparse.Namespace) -> int:
 
 def run_serve_seats(args: argparse.Namespace) -> int:
     from .output_capture import OutputCapture
-    from .remote import serve_many_seats, serve_seats
+    from .remote import RefereeError, serve_many_seats, serve_seats
 
     if args.many and args.capture_output:  # what a process prints belongs to no one seat of many
         raise UsageError("--capture-output plays one seat at a time: it cannot go with --many")
@@ -422,7 +422,10 @@ def run_serve_seats(args: argparse.Namespace) -> int:
         return parse_bot_spec(args.bot, game).make()
 
     if args.many:
-        serve_many_seats(make_bot, args.referee, tokens)
+        try:
+            serve_many_seats(make_bot, args.referee, tokens)
+        except RefereeError as exc:  # the stream broke: every seat on it is lost, the process ends
+            raise UsageError(str(exc)) from None
     else:
         serve_seats(make_bot, args.referee, tokens, capture)
     return 0

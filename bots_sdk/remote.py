@@ -79,20 +79,44 @@ def serve_many_seats(make_bot: Callable[[str], Bot], referee: str, tokens: Itera
 
 
 async def _serve_many_seats(make_bot: Callable[[str], Bot], referee: str, tokens: Iterator[str]) -> int:
+    incoming = tokens_as_they_come(tokens)
     async with grpc.aio.insecure_channel(referee) as channel:
         stream: SeatsStream | None = None
         given = 0
         while True:
-            token = await asyncio.to_thread(next, tokens, None)
-            if token is None:
+            token = asyncio.ensure_future(incoming.get())
+            await asyncio.wait({token, stream.reader} if stream else {token}, return_when=asyncio.FIRST_COMPLETED)
+            if stream is not None and stream.reader.done():  # the stream broke: its seats are lost
+                token.cancel()
+                stream.reader.result()  # raises why
+                raise RefereeError(f"referee {referee}: the stream ended while seats were still to come")
+            if token.result() is None:
                 break
             if stream is None:  # opened with its first seat: a stream waits for no Hello
                 stream = SeatsStream(referee_pb2_grpc.RefereeStub(channel), make_bot, referee)
-            await stream.open(token)
+            await stream.open(token.result())
             given += 1
         if stream is not None:
             await stream.finish()
         return given
+
+
+def tokens_as_they_come(tokens: Iterator[str]) -> asyncio.Queue:
+    """The tokens in a queue of the running loop, then None: read by a daemon thread, which never
+    holds the process up once the stream is gone (a blocking read cannot be cancelled)."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue = asyncio.Queue()
+
+    def read() -> None:
+        try:
+            for token in tokens:
+                loop.call_soon_threadsafe(queue.put_nowait, token)
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+        except RuntimeError:  # the loop is closed: the process is ending
+            pass
+
+    threading.Thread(target=read, name="tokens", daemon=True).start()
+    return queue
 
 
 class SeatsStream:
