@@ -1,7 +1,8 @@
 """The gRPC referee: hosts matches, enforces deadlines and hiding, records replays.
 
 Each match is driven by one asyncio task over a transport-free ``Match`` (the same host as local
-play). Bots join with their seat tokens on ``Play`` streams; the referee runs no bot code.
+play). Bots join with their seat tokens on ``Play`` streams, one seat each, or on ``PlaySeats``
+streams, many seats each (``seats.py``); the referee runs no bot code.
 """
 from __future__ import annotations
 
