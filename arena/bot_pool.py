@@ -1,20 +1,36 @@
 """Warm bots: bot processes that outlive a match, kept by each worker process.
 
 A warm bot is a ``python -m bots_sdk serve-seats`` process: it reads seat tokens on its stdin and
-plays them one after another, a fresh ``Bot`` instance for each match. House bots run as plain
-processes; an uploaded version runs in its sandbox (``bots_sdk.sandbox``). A bot is handed back
-after its match and plays the next one only if the match left it clean: its process alive and
-its seat free of faults (no timeout, crash, illegal or malformed answer, disconnect). Anything
-else — and a sandbox past its reuse limits — is discarded, so a bot that misbehaved always meets
-its next match in a fresh process. Different bots never share a process or a sandbox: a process
-serves one spec (one bot version) only.
+plays them, a fresh ``Bot`` instance for each seat of each match. Two kinds:
+
+- **Shared house bots.** The house bots whose decisions are instant, ``random`` and ``greedy``
+  (any parameters), run as ``serve-seats --many``: ONE process per worker process, referee and
+  spec plays every seat of that spec in every match of the worker at once, on one multiplexed
+  ``PlaySeats`` stream whose batches carry all its seats' messages (docs/protocol.md). Random vs
+  random#2, or a Bszzzz table of four randoms, is one process, and a reaction window's four
+  decisions are one message each way. The process is replaced when it has died or after
+  ``PARLOUR_HOUSE_REUSE_MATCHES`` seats: it is retired (its stdin closed once its last seat is
+  handed back, so it finishes its seats and exits) and a fresh one takes the next seats. A seat
+  fault does not discard it: house bots are the platform's own code, so a fault there is a
+  timeout under load, not a bot gone bad.
+- **One seat at a time.** Every other bot — ``mcts`` (it thinks for its budget: sharing a process
+  would charge each seat for the others' thinking), other house specs, and uploaded versions in
+  their sandbox (``bots_sdk.sandbox``) — plays one seat at a time, one match after another. It is
+  handed back after its match and plays the next one only if the match left it clean: its
+  process alive and its seat free of faults (no timeout, crash, illegal or malformed answer,
+  disconnect). Anything else — and a sandbox past its reuse limits — is discarded, so a bot that
+  misbehaved always meets its next match in a fresh process.
+
+Different bots never share a process or a sandbox: a process serves one spec (one bot version)
+only, and an uploaded bot never shares one at all.
 
 Settings (environment, read at start-up):
 
 - ``PARLOUR_SANDBOX_REUSE_MATCHES`` (default 25): matches an uploaded version's sandbox plays
   before it is replaced;
 - ``PARLOUR_SANDBOX_REUSE_MINUTES`` (default 10): minutes a sandbox lives before it is replaced;
-- ``PARLOUR_HOUSE_REUSE_MATCHES`` (default 2000): the same for a house bot's process.
+- ``PARLOUR_HOUSE_REUSE_MATCHES`` (default 2000): the same for a house bot's process (for a
+  shared one: seats).
 """
 from __future__ import annotations
 
@@ -33,6 +49,8 @@ from . import sandbox_reaper
 SANDBOX_REUSE_MATCHES = int(os.environ.get("PARLOUR_SANDBOX_REUSE_MATCHES", 25))
 SANDBOX_REUSE_MINUTES = float(os.environ.get("PARLOUR_SANDBOX_REUSE_MINUTES", 10))
 HOUSE_REUSE_MATCHES = int(os.environ.get("PARLOUR_HOUSE_REUSE_MATCHES", 2000))
+# house bots that decide in microseconds: one process plays all their seats at once
+INSTANT_HOUSE_BOTS = frozenset({"random", "greedy"})
 
 
 @dataclass(frozen=True)
@@ -43,6 +61,11 @@ class BotKey:
     sandboxed: bool
     root: str | None = None
 
+    @property
+    def shared(self) -> bool:
+        """Played by one process for all its seats at once (an instant house bot)."""
+        return not self.sandboxed and self.spec.partition("?")[0] in INSTANT_HOUSE_BOTS
+
 
 class WarmBot:
     """One warm bot process."""
@@ -50,7 +73,9 @@ class WarmBot:
     def __init__(self, key: BotKey, referee: RefereeClient) -> None:
         self.key = key
         self.started = time.monotonic()
-        self.matches = 0
+        self.matches = 0  # handed out (a shared process: seats)
+        self.in_play = 0  # a shared process: seats handed out and not handed back yet
+        self.retired = False  # a shared process: takes no more seats
         self.sandbox = None
         if key.sandboxed:
             from bots_sdk.sandbox import Sandbox
@@ -71,8 +96,9 @@ class WarmBot:
         else:
             # no parent-death signal (it fires when the *thread* that started the process ends): a
             # house bot ends when its stdin closes, which the death of its worker does
+            many = ["--many"] if key.shared else []
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "bots_sdk", "serve-seats", key.spec, "--referee", referee.address],
+                [sys.executable, "-m", "bots_sdk", "serve-seats", key.spec, "--referee", referee.address, *many],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
 
     @property
@@ -84,7 +110,6 @@ class WarmBot:
 
     def play(self, seat_token: str) -> None:
         """Hand the bot its next seat."""
-        self.matches += 1
         if self.sandbox is not None:
             self.sandbox.feed(seat_token)
         else:
@@ -96,6 +121,13 @@ class WarmBot:
             return self.matches >= HOUSE_REUSE_MATCHES
         return (self.matches >= SANDBOX_REUSE_MATCHES
                 or time.monotonic() - self.started >= SANDBOX_REUSE_MINUTES * 60)
+
+    def end_input(self) -> None:
+        """No more seats: the process finishes those it has, then exits (a shared house bot)."""
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
 
     def close(self) -> list[str]:
         """Stop the process (and everything it started); what the bot's owner should read."""
@@ -123,27 +155,63 @@ def clean(seat: SeatOutcome) -> bool:
 
 
 class BotPool:
-    """The warm bots of one worker process, idle ones by key."""
+    """The warm bots of one worker process: idle ones by key, and the shared house bots."""
 
     def __init__(self, referee: RefereeClient) -> None:
         self.referee = referee
         self.idle: dict[BotKey, list[WarmBot]] = {}
+        self.shared: dict[BotKey, WarmBot] = {}  # the one process of each shared house spec
+        self.retiring: list[WarmBot] = []  # shared processes replaced, until they have exited
         self.lock = threading.Lock()
         self.started = 0  # processes started, for tests and benchmarks
 
     def acquire(self, key: BotKey) -> WarmBot:
+        """A bot for one seat: ``play`` it the seat's token, then ``release`` it after the match."""
+        if key.shared:
+            return self.acquire_shared(key)
         with self.lock:
             while self.idle.get(key):
                 bot = self.idle[key].pop()
                 if bot.alive():
+                    bot.matches += 1
                     return bot
                 bot.close()
             self.started += 1
-        return WarmBot(key, self.referee)
+        bot = WarmBot(key, self.referee)
+        bot.matches += 1
+        return bot
+
+    def acquire_shared(self, key: BotKey) -> WarmBot:
+        """The spec's one process, replaced once it has died or played its seats."""
+        with self.lock:
+            self.retiring = [bot for bot in self.retiring if bot.alive()]  # the exited ones are reaped
+            bot = self.shared.get(key)
+            if bot is None or not bot.alive() or bot.worn_out():
+                if bot is not None:
+                    self.retire(bot)
+                self.started += 1
+                bot = self.shared[key] = WarmBot(key, self.referee)
+            bot.matches += 1
+            bot.in_play += 1
+            return bot
+
+    def retire(self, bot: WarmBot) -> None:
+        """A shared process takes no more seats; its input ends once its last seat is handed back."""
+        bot.retired = True
+        self.retiring.append(bot)
+        if bot.in_play == 0:
+            bot.end_input()
 
     def release(self, bot: WarmBot, seat: SeatOutcome | None) -> list[str]:
         """After the match: keep a clean bot for the next one, else discard it (returning what its
-        sandbox reports: why it died, what it printed before the SDK could capture it)."""
+        sandbox reports: why it died, what it printed before the SDK could capture it). A shared
+        house bot stays whatever its seat's outcome."""
+        if bot.key.shared:
+            with self.lock:
+                bot.in_play -= 1
+                if bot.retired and bot.in_play == 0:
+                    bot.end_input()
+            return []
         if seat is not None and clean(seat) and bot.alive() and not bot.worn_out():
             with self.lock:
                 self.idle.setdefault(bot.key, []).append(bot)
@@ -153,8 +221,10 @@ class BotPool:
 
     def close(self) -> None:
         with self.lock:
-            bots = [bot for bots in self.idle.values() for bot in bots]
+            bots = [bot for bots in self.idle.values() for bot in bots] + list(self.shared.values()) + self.retiring
             self.idle.clear()
+            self.shared.clear()
+            self.retiring = []
         for bot in bots:
             bot.close()
 

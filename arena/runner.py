@@ -2,7 +2,8 @@
 played here, through the operator's referee client, with warm bots.
 
 ``play(match)`` creates the match on the referee (asking it to keep the public frames), hands each
-local seat to a warm bot (``bot_pool``), follows the match on one stream — its frames go to Redis
+local seat to a warm bot (``bot_pool``: the instant house bots' seats all to their spec's one
+shared process), follows the match on one stream — its frames go to Redis
 as they come (``live``) — and returns the referee's result rows with the replay, stored once
 under ``REPLAY_DIR`` exactly as the referee gzipped it. Remote bots' seats are offered on their
 ``Connect`` streams by the referee itself. In a fleet of referees, the match is played on the one

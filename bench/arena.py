@@ -329,13 +329,14 @@ def bench_road(args) -> dict:
     bszzzz_in_process = in_process_per_min("bszzzz", 4, 40)
     platform = Platform(1, concurrency=args.concurrency)
     try:
-        matches, seconds, _ = platform.tournament("bszzzz", [f"random#{i}" if i > 1 else "random" for i in range(1, 9)],
-                                                  4, rounds=2)
+        matches, seconds, cpu = platform.tournament("bszzzz", [f"random#{i}" if i > 1 else "random" for i in range(1, 9)],
+                                                    4, rounds=2)
     finally:
         platform.close()
     report["bszzzz_4p"] = {"in_process_per_min": round(bszzzz_in_process, 1),
                            "platform_per_min": round(matches / seconds * 60, 1),
-                           "ratio": round(matches / seconds * 60 / bszzzz_in_process, 3)}
+                           "ratio": round(matches / seconds * 60 / bszzzz_in_process, 3),
+                           "cpu_seconds_per_match": {k: round(v / max(matches, 1), 4) for k, v in cpu.items()}}
     report["concurrency_per_worker"] = args.concurrency
     report["database"] = "postgresql" if platform.database else "sqlite"
     return report
@@ -353,6 +354,8 @@ def print_road(report: dict) -> None:
           f"ratio {b['ratio']:.3f} (1/{1 / b['ratio']:.1f})")
     print("  CPU seconds per match (1 worker): " +
           ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in report["cpu_seconds_per_match"].items()))
+    print("  Bszzzz 4p CPU seconds per match: " +
+          ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in b["cpu_seconds_per_match"].items()))
 
 
 def bench_fleet(args) -> dict:

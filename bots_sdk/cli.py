@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a folder the bot imports from (after the standard library and the SDK)")
     seats.add_argument("--capture-output", type=int, metavar="BYTES",
                        help="send what the bot writes to stdout/stderr as log lines, at most BYTES per match")
+    seats.add_argument("--many", action="store_true",
+                       help="play every seat given at once, on one PlaySeats stream (docs/protocol.md), instead of "
+                            "one after another: for bots that answer at once, as the house's random and greedy do")
     seats.set_defaults(run=run_serve_seats)
 
     remote = commands.add_parser("serve-remote", help="keep a bot available to a referee")
@@ -405,14 +408,26 @@ def run_connect(args: argparse.Namespace) -> int:
 
 def run_serve_seats(args: argparse.Namespace) -> int:
     from .output_capture import OutputCapture
-    from .remote import serve_seats
+    from .remote import RefereeError, serve_many_seats, serve_seats
 
+    if args.many and args.capture_output:  # what a process prints belongs to no one seat of many
+        raise UsageError("--capture-output plays one seat at a time: it cannot go with --many")
     sys.path.extend(args.path)  # appended: a bot's module cannot shadow the standard library or the SDK
     stdin = os.fdopen(os.dup(0), "r")  # tokens: read apart from sys.stdin, which the bot may touch
     capture = OutputCapture(args.capture_output) if args.capture_output else None
     # a line per seat: its token, or "-" behind a sandbox's relay (which writes the token in)
     tokens = ("" if line.strip() == "-" else line.strip() for line in stdin if line.strip())
-    serve_seats(lambda game: parse_bot_spec(args.bot, game).make(), args.referee, tokens, capture)
+
+    def make_bot(game: str):
+        return parse_bot_spec(args.bot, game).make()
+
+    if args.many:
+        try:
+            serve_many_seats(make_bot, args.referee, tokens)
+        except RefereeError as exc:  # the stream broke: every seat on it is lost, the process ends
+            raise UsageError(str(exc)) from None
+    else:
+        serve_seats(make_bot, args.referee, tokens, capture)
     return 0
 
 

@@ -69,14 +69,142 @@ def serve_seats(make_bot: Callable[[str], Bot], referee: str, tokens: Iterator[s
     return asyncio.run(serve())
 
 
+def serve_many_seats(make_bot: Callable[[str], Bot], referee: str, tokens: Iterator[str]) -> int:
+    """A warm bot process that plays every seat it is given at once, on one PlaySeats stream: each
+    token read from ``tokens`` opens a slot at once (a fresh bot for each seat), each batch from
+    the referee is answered with one batch. When ``tokens`` ends, the seats in play are finished,
+    then it returns the number of seats it was given. For bots that answer at once (the house's
+    random and greedy): every seat waits while one decides."""
+    return asyncio.run(_serve_many_seats(make_bot, referee, tokens))
+
+
+async def _serve_many_seats(make_bot: Callable[[str], Bot], referee: str, tokens: Iterator[str]) -> int:
+    incoming = tokens_as_they_come(tokens)
+    async with grpc.aio.insecure_channel(referee) as channel:
+        stream: SeatsStream | None = None
+        given = 0
+        while True:
+            token = asyncio.ensure_future(incoming.get())
+            await asyncio.wait({token, stream.reader} if stream else {token}, return_when=asyncio.FIRST_COMPLETED)
+            if stream is not None and stream.reader.done():  # the stream broke: its seats are lost
+                token.cancel()
+                stream.reader.result()  # raises why
+                raise RefereeError(f"referee {referee}: the stream ended while seats were still to come")
+            if token.result() is None:
+                break
+            if stream is None:  # opened with its first seat: a stream waits for no Hello
+                stream = SeatsStream(referee_pb2_grpc.RefereeStub(channel), make_bot, referee)
+            await stream.open(token.result())
+            given += 1
+        if stream is not None:
+            await stream.finish()
+        return given
+
+
+def tokens_as_they_come(tokens: Iterator[str]) -> asyncio.Queue:
+    """The tokens in a queue of the running loop, then None: read by a daemon thread, which never
+    holds the process up once the stream is gone (a blocking read cannot be cancelled)."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue = asyncio.Queue()
+
+    def read() -> None:
+        try:
+            for token in tokens:
+                loop.call_soon_threadsafe(queue.put_nowait, token)
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+        except RuntimeError:  # the loop is closed: the process is ending
+            pass
+
+    threading.Thread(target=read, name="tokens", daemon=True).start()
+    return queue
+
+
+class SeatsStream:
+    """One PlaySeats stream and the seats it plays, one SeatPlayer per slot."""
+
+    def __init__(self, stub: referee_pb2_grpc.RefereeStub, make_bot: Callable[[str], Bot], referee: str) -> None:
+        self.call = stub.PlaySeats()
+        self.make_bot = make_bot
+        self.referee = referee
+        self.players: dict[int, SeatPlayer] = {}  # open slots
+        self.writing = asyncio.Lock()  # one write at a time: the seat opener and the answers share it
+        self.idle = asyncio.Event()  # set while no slot is open
+        self.idle.set()
+        self.reader = asyncio.get_running_loop().create_task(self.read())
+
+    async def open(self, token: str) -> None:
+        """A slot for this seat: the smallest number not in use."""
+        slot = next(n for n in range(len(self.players) + 1) if n not in self.players)
+        self.players[slot] = SeatPlayer(self.make_bot)
+        self.idle.clear()
+        hello = referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=token))
+        await self.send([(slot, hello)])
+
+    async def finish(self) -> None:
+        """Play out the seats in play, then close the stream."""
+        await asyncio.wait({asyncio.ensure_future(self.idle.wait()), self.reader}, return_when=asyncio.FIRST_COMPLETED)
+        if not self.reader.done():
+            async with self.writing:
+                await self.call.done_writing()
+        await self.reader
+
+    async def send(self, entries: list[tuple[int, referee_pb2.BotMessage]]) -> None:
+        batch = referee_pb2.BotBatch(protocol_version=PV, messages=[
+            referee_pb2.SlotBotMessage(slot=slot, message=message) for slot, message in entries])
+        async with self.writing:
+            await self.call.write(batch)
+
+    async def read(self) -> None:
+        """Each batch from the referee, answered with one batch (each slot's log lines before its
+        answer). A broken stream ends the process: whoever started it starts a fresh one."""
+        try:
+            while True:
+                batch = await self.call.read()
+                if batch is grpc.aio.EOF:
+                    return
+                replies: list[tuple[int, referee_pb2.BotMessage]] = []
+                for entry in batch.messages:
+                    replies.extend((entry.slot, reply) for reply in self.take(entry.slot, entry.message))
+                if replies:
+                    await self.send(replies)
+        except grpc.RpcError as exc:
+            raise RefereeError(f"referee {self.referee}: {exc.code().name}: {exc.details()}") from None
+
+    def take(self, slot: int, message: referee_pb2.RefereeMessage) -> list[referee_pb2.BotMessage]:
+        """One message to one slot; what the seat answers."""
+        player = self.players.get(slot)
+        if player is None:
+            return []
+        kind = message.WhichOneof("message")
+        if kind == "start":
+            player.begin(message.start)
+        elif kind == "decision":
+            reply = player.answer(message.decision)
+            return [*player.log_messages(message.decision.decision_id), reply]
+        elif kind == "end":
+            self.close(slot)
+            try:
+                player.end(message.end)
+            except Exception as exc:  # noqa: BLE001 - one seat's bot: the other seats play on
+                print(f"seat {slot}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        elif kind == "closed":
+            self.close(slot)
+            if message.closed.code != "OK":
+                print(f"seat not played: referee {self.referee}: {message.closed.code}: {message.closed.reason}",
+                      file=sys.stderr, flush=True)
+        return []
+
+    def close(self, slot: int) -> None:
+        del self.players[slot]
+        if not self.players:
+            self.idle.set()
+
+
 async def _play_seat_on(channel: grpc.aio.Channel, make_bot: Callable[[str], Bot], referee: str, seat_token: str,
                         capture: OutputCapture | None) -> dict[str, Any]:
     stub = referee_pb2_grpc.RefereeStub(channel)
     call = stub.Play()
-    bot: Bot | None = None
-    start: referee_pb2.MatchStart | None = None
-    broken: Exception | None = None  # why the bot could not be built or started
-    failure, details = "", []
+    player = SeatPlayer(make_bot, capture)
     forfeited: referee_pb2.FaultNotice | None = None
     try:
         await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=seat_token)))
@@ -88,49 +216,80 @@ async def _play_seat_on(channel: grpc.aio.Channel, make_bot: Callable[[str], Bot
                 break
             kind = message.WhichOneof("message")
             if kind == "start":
-                start = message.start
-                if bot is None and broken is None:
-                    try:
-                        bot = make_bot(start.game)
-                        options = {k: wire.option_python(v) for k, v in start.options.items()}
-                        bot.start(start.game, start.seat, options, start.bot_seed)
-                    except Exception as exc:
-                        # the seat stays: each decision is answered with why, so the owner reads
-                        # the reason and the traceback at the first decision of the replay
-                        broken = exc
-                        failure, details = start_failure(exc)
+                player.begin(message.start)
             elif kind == "decision":
-                decision_id = message.decision.decision_id
-                if broken is not None:
-                    reply = referee_pb2.BotMessage(answer=referee_pb2.Answer(
-                        protocol_version=PV, decision_id=decision_id, failure=failure))
-                    lines, details = details + (capture.take() if capture else []), []
-                elif capture is None:
-                    reply = answer(bot, start, message.decision)
-                    lines = bot.take_log_lines()
+                if capture is None or player.broken is not None:
+                    reply = player.answer(message.decision)
                 else:
-                    reply = await answer_sending_output(call, bot, start, message.decision, capture)
-                    lines = bot.take_log_lines() + capture.take()
+                    reply = await answer_sending_output(call, player, message.decision, capture)
                 # the lines first: the stream keeps its order, so the referee has them before the
                 # answer that may end the match
-                for line in lines:
-                    await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
-                        protocol_version=PV, decision_id=decision_id, text=line)))
+                for line in player.log_messages(message.decision.decision_id):
+                    await call.write(line)
                 await call.write(reply)
             elif kind == "fault" and message.fault.forfeited:
                 forfeited = message.fault
             elif kind == "end":
-                result = json.loads(message.end.result_json)
                 try:
-                    if broken is not None:
-                        raise broken  # a warm process whose bot cannot be built ends here
-                    bot.on_match_end(result)
+                    return player.end(message.end)  # a warm process whose bot cannot be built ends here
                 finally:
                     await call.done_writing()
-                return result
     except grpc.RpcError as exc:
         raise RefereeError(f"referee {referee}: {exc.code().name}: {exc.details()}") from None
     raise RefereeError("the referee closed the stream before the match ended")
+
+
+class SeatPlayer:
+    """One seat's bot, whichever stream plays it: built and started at MatchStart (a fresh bot for
+    each match), asked at each Decision, told at MatchEnd. A bot that cannot be built or started
+    keeps its seat: each decision is answered with why, so the owner reads the reason and the
+    traceback at the first decision of the replay."""
+
+    def __init__(self, make_bot: Callable[[str], Bot], capture: OutputCapture | None = None) -> None:
+        self.make_bot = make_bot
+        self.capture = capture
+        self.bot: Bot | None = None
+        self.start: referee_pb2.MatchStart | None = None
+        self.broken: Exception | None = None  # why the bot could not be built or started
+        self.failure, self.details = "", []
+
+    def begin(self, start: referee_pb2.MatchStart) -> None:
+        self.start = start
+        if self.bot is not None or self.broken is not None:  # a resumed seat keeps its bot
+            return
+        try:
+            self.bot = self.make_bot(start.game)
+            options = {k: wire.option_python(v) for k, v in start.options.items()}
+            self.bot.start(start.game, start.seat, options, start.bot_seed)
+        except Exception as exc:
+            self.broken = exc
+            self.failure, self.details = start_failure(exc)
+
+    def answer(self, decision: referee_pb2.Decision) -> referee_pb2.BotMessage:
+        if self.broken is not None:
+            return referee_pb2.BotMessage(answer=referee_pb2.Answer(
+                protocol_version=PV, decision_id=decision.decision_id, failure=self.failure))
+        return answer(self.bot, self.start, decision)
+
+    def log_messages(self, decision_id: int) -> list[referee_pb2.BotMessage]:
+        """The lines written since the last decision (why the bot cannot play, once), to send
+        before the answer."""
+        if self.broken is not None:
+            lines, self.details = self.details, []
+        else:
+            lines = self.bot.take_log_lines()
+        if self.capture is not None:
+            lines += self.capture.take()
+        return [referee_pb2.BotMessage(log=referee_pb2.LogLine(protocol_version=PV, decision_id=decision_id, text=line))
+                for line in lines]
+
+    def end(self, end: referee_pb2.MatchEnd) -> dict[str, Any]:
+        """The result; the bot is told (a bot that could not be built raises why)."""
+        result = json.loads(end.result_json)
+        if self.broken is not None:
+            raise self.broken
+        self.bot.on_match_end(result)
+        return result
 
 
 def start_failure(exc: Exception) -> tuple[str, list[str]]:
@@ -146,9 +305,9 @@ _DECIDER = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="decide")
 OUTPUT_EVERY = 0.25  # seconds between two sendings of a deciding bot's output
 
 
-async def answer_sending_output(call, bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decision,
+async def answer_sending_output(call, player: SeatPlayer, decision: referee_pb2.Decision,
                                 capture: OutputCapture) -> referee_pb2.BotMessage:
-    future = asyncio.get_running_loop().run_in_executor(_DECIDER, answer, bot, start, decision)
+    future = asyncio.get_running_loop().run_in_executor(_DECIDER, player.answer, decision)
     while True:
         done, _ = await asyncio.wait({future}, timeout=OUTPUT_EVERY)
         if done:

@@ -1,7 +1,8 @@
 """The gRPC referee: hosts matches, enforces deadlines and hiding, records replays.
 
 Each match is driven by one asyncio task over a transport-free ``Match`` (the same host as local
-play). Bots join with their seat tokens on ``Play`` streams; the referee runs no bot code.
+play). Bots join with their seat tokens on ``Play`` streams, one seat each, or on ``PlaySeats``
+streams, many seats each (``seats.py``); the referee runs no bot code.
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ from .limits import (CALLS_PER_PEER, HELLO_TIMEOUT, INBOX_LIMIT, SERVER_OPTIONS,
 from .match import DecisionRequest, Match, Reply
 from .presence import NoPresence, Presence, keep_presence, load_presence, tell
 from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, packed_replay, replay_parts
+from .seats import Close, Outbox, Pending, Seat, SlotStream
 from .timecontrol import TimeControl
 from .tokens import RECHECK_SECONDS, Verifier, load_verifier
 
@@ -129,84 +131,6 @@ class Settings:
     advertise: str = ""
     presence: Presence | None = None
     seed_key: bytes | None = None  # the platform's secret for bot seeds (PARLOUR_SEED_KEY)
-
-
-@dataclass(frozen=True)
-class Close:
-    """Put in a seat's outbox: end its stream with this status and reason."""
-
-    code: grpc.StatusCode
-    reason: str
-
-
-@dataclass
-class Pending:
-    """The decision a seat is being asked, re-sent to a stream that resumes the seat."""
-
-    decision_id: int
-    message: referee_pb2.RefereeMessage
-    watch: Stopwatch
-    limit: float  # seconds of think time before it is a timeout
-
-
-class Seat:
-    """One seat's connection: the Play stream currently attached, if any."""
-
-    def __init__(self) -> None:
-        self.outbox: asyncio.Queue | None = None  # messages to the attached stream
-        # (arrival time, referee lag then, message or error) from the bot: one queue for the seat's
-        # whole match, so a decision awaited across a resume reads the new stream's answer
-        self.inbox: asyncio.Queue = asyncio.Queue()
-        self.attached = asyncio.Event()
-        self.ever_joined = False
-        self.generation = 0  # bumps on every (re)attach, so a stale stream cannot act
-        self.answered: set[int] = set()  # decision ids already settled for this seat
-        self.pending: Pending | None = None
-        self.closed: str | None = None  # why no stream may attach any more (the seat was forfeited)
-
-    def attach(self) -> tuple[int, asyncio.Queue]:
-        if self.outbox is not None:  # a resumed seat closes the stream it replaces, half-open or not
-            self.outbox.put_nowait(Close(grpc.StatusCode.ABORTED, "this seat was resumed on a newer stream"))
-        self.generation += 1
-        self.outbox = asyncio.Queue()
-        self.attached.set()
-        self.ever_joined = True
-        if self.pending is not None:  # the decision awaiting an answer, again, with the time left
-            decision = self.pending.message.decision
-            decision.deadline_seconds = max(0.0, self.pending.limit - self.pending.watch.elapsed())
-            self.outbox.put_nowait(self.pending.message)
-        return self.generation, self.outbox
-
-    def detach(self, generation: int) -> None:
-        if generation == self.generation:
-            self.attached.clear()
-            if self.outbox is not None:  # the bot stopped sending: its stream ends too
-                self.outbox.put_nowait(Close(grpc.StatusCode.OK, "the bot closed its side of the stream"))
-            self.outbox = None
-            if self.inbox.qsize() <= INBOX_LIMIT:  # wakes a waiting decision
-                self.inbox.put_nowait((time.monotonic(), 0.0, None))
-
-    def send(self, message: referee_pb2.RefereeMessage) -> None:
-        if self.outbox is not None:
-            self.outbox.put_nowait(message)
-
-    def close(self, generation: int | None, code: grpc.StatusCode, reason: str) -> None:
-        """End the attached stream (of ``generation``, or whichever it is) with a reason."""
-        if self.outbox is not None and generation in (None, self.generation):
-            self.outbox.put_nowait(Close(code, reason))
-
-    def forfeit(self, reason: str) -> None:
-        """No more messages from this bot: its stream is closed and its inbox freed."""
-        self.closed = reason
-        self.close(None, grpc.StatusCode.OK, reason)
-        self.inbox = asyncio.Queue()
-
-    def handed(self, decision_id: int, lag: LoopLag) -> None:
-        """The decision's message is being handed to the transport: its clock starts."""
-        if self.pending is not None and self.pending.decision_id == decision_id:
-            if self.pending.watch.started is None:
-                self.inbox.put_nowait((time.monotonic(), 0.0, "handed"))  # wakes the decision's wait
-            self.pending.watch.start(time.monotonic(), lag.now())
 
 
 @dataclass
@@ -388,39 +312,16 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         """Raw-bytes handler (see ``serve``): a message that does not parse is refused with a
         reason instead of breaking the stream."""
         iterator = request_iterator.__aiter__()
-        try:
-            raw = await asyncio.wait_for(iterator.__anext__(), HELLO_TIMEOUT)
-        except StopAsyncIteration:
+        raw = await self.first_message(iterator, context, "Hello")
+        if raw is None:
             return
-        except asyncio.TimeoutError:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {HELLO_TIMEOUT:g} s")
-        try:
-            first = referee_pb2.BotMessage.FromString(raw)
-        except Exception:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
-        if first.WhichOneof("message") != "hello":
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
-        await self.check_version(first.hello.protocol_version, context)
-        found = self.tokens.get(first.hello.seat_token)
-        holder = holder_of(first.hello.seat_token)
-        if found is None and holder and holder != self.identity.id:  # a fleet's seat sent to the wrong referee
-            address = await tell(self.presence.address_of, holder)
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
-                                f"this seat's match is held by referee {holder}"
-                                f"{f' at {address}' if address else ''}, not {self.identity.id}: connect there")
-        if found is None:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
-        room = self.rooms[found[0]]
-        seat_index = found[1]
+        admitted = await self.admit(raw, context)
+        if isinstance(admitted, Close):
+            await context.abort(admitted.code, admitted.reason)
+        room, seat_index = admitted
         seat = room.seats[seat_index]
-        if seat.closed:
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, seat.closed)
-        clock = room.match.clocks[seat_index]
-        if clock.lag_quota is None and is_remote_peer(context):  # a bot across a network
-            clock.lag_quota = LagQuota()
-        resumed = seat.ever_joined
-        generation, outbox = seat.attach()
-        yield self.match_start(room, seat_index, resumed).SerializeToString()
+        outbox: asyncio.Queue = asyncio.Queue()
+        generation = self.join(room, seat_index, outbox, context)
         reader = asyncio.get_running_loop().create_task(self.read_bot(room, seat, generation, iterator))
         try:
             while True:
@@ -430,41 +331,108 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                         await context.abort(message.code, message.reason)
                     return
                 data = message.SerializeToString()
-                kind = message.WhichOneof("message")
-                if kind == "decision":
-                    seat.handed(message.decision.decision_id, self.lag)
+                seat.hand_over(message, self.lag)
                 yield data
-                if kind == "end":
+                if message.HasField("end"):
                     return
         finally:
             reader.cancel()
             seat.detach(generation)
 
+    async def PlaySeats(self, request_iterator, context):
+        """Many seats on one stream (referee/seats.py): raw bytes both ways (referee/batch.py), so
+        one slot's bad message is that slot's, and a batch is serialized once."""
+        iterator = request_iterator.__aiter__()
+        raw = await self.first_message(iterator, context, "BotBatch")
+        if raw is None:
+            return
+        stream = SlotStream(self, context)
+        reader = asyncio.get_running_loop().create_task(stream.read(raw, iterator))
+        try:
+            async for data in stream.batches():
+                yield data
+        finally:
+            reader.cancel()
+            stream.close()
+
+    async def first_message(self, iterator, context: grpc.aio.ServicerContext, what: str) -> bytes | None:
+        """A stream's first message, within the Hello timeout (None: the bot closed at once)."""
+        try:
+            return await asyncio.wait_for(iterator.__anext__(), HELLO_TIMEOUT)
+        except StopAsyncIteration:
+            return None
+        except asyncio.TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no {what} within {HELLO_TIMEOUT:g} s")
+
+    async def admit(self, raw: bytes, context: grpc.aio.ServicerContext) -> tuple[Room, int] | Close:
+        """A seat's first message (on Play, or on a PlaySeats slot): the room and seat its Hello's
+        token names, or why the seat is refused (Play ends with it, PlaySeats closes the slot)."""
+        try:
+            first = referee_pb2.BotMessage.FromString(raw)
+        except Exception:
+            first = None
+        if first is None or first.WhichOneof("message") != "hello":
+            return Close(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+        why = version_error(first.hello.protocol_version, PV)
+        if why:
+            return Close(grpc.StatusCode.FAILED_PRECONDITION, why)
+        found = self.tokens.get(first.hello.seat_token)
+        holder = holder_of(first.hello.seat_token)
+        if found is None and holder and holder != self.identity.id:  # a fleet's seat sent to the wrong referee
+            address = await tell(self.presence.address_of, holder)
+            return Close(grpc.StatusCode.FAILED_PRECONDITION, f"this seat's match is held by referee {holder}"
+                                                              f"{f' at {address}' if address else ''}, "
+                                                              f"not {self.identity.id}: connect there")
+        if found is None:
+            return Close(grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
+        room = self.rooms[found[0]]
+        if room.seats[found[1]].closed:
+            return Close(grpc.StatusCode.FAILED_PRECONDITION, room.seats[found[1]].closed)
+        return room, found[1]
+
+    def join(self, room: Room, seat_index: int, outbox: Outbox, context: grpc.aio.ServicerContext) -> int:
+        """Attach an admitted seat to a stream (Play's queue, or a PlaySeats slot): MatchStart goes
+        first, then the pending decision again, if any; returns the attachment's generation."""
+        clock = room.match.clocks[seat_index]
+        if clock.lag_quota is None and is_remote_peer(context):  # a bot across a network
+            clock.lag_quota = LagQuota()
+        seat = room.seats[seat_index]
+        outbox.put_nowait(self.match_start(room, seat_index, seat.ever_joined))
+        return seat.attach(outbox)
+
     async def read_bot(self, room: Room, seat: Seat, generation: int, iterator) -> None:
         try:
             async for raw in iterator:
-                if generation != seat.generation or seat.closed:
+                if not self.take_bot_message(room, seat, generation, raw):
                     return
-                arrived, lag = time.monotonic(), self.lag.now()
-                try:
-                    message = referee_pb2.BotMessage.FromString(raw)
-                    kind = message.WhichOneof("message")
-                except Exception:
-                    message, kind = None, None
-                if kind == "log":
-                    room.match.add_bot_log(room.seats.index(seat), message.log.decision_id, message.log.text)
-                    continue
-                if seat.inbox.qsize() >= INBOX_LIMIT:  # answers nobody asked for: bounded, then cut off
-                    seat.close(generation, grpc.StatusCode.RESOURCE_EXHAUSTED,
-                               f"more than {INBOX_LIMIT} answers sent that were not asked for")
-                    return
-                seat.inbox.put_nowait((arrived, lag, message if kind == "answer" else "malformed"))
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             pass
         except Exception:  # a broken stream is a disconnect
             pass
         finally:
             seat.detach(generation)
+
+    def take_bot_message(self, room: Room, seat: Seat, generation: int, raw: bytes) -> bool:
+        """One message from a seat's bot (on Play, or on a PlaySeats slot): a log line is kept; an
+        answer, or bytes that are no BotMessage, go to the seat's inbox. False: nothing more is
+        read from this attachment (a stale stream, a forfeited seat, too many unread answers)."""
+        if generation != seat.generation or seat.closed:
+            return False
+        arrived, lag = time.monotonic(), self.lag.now()
+        try:
+            message = referee_pb2.BotMessage.FromString(raw)
+            kind = message.WhichOneof("message")
+        except Exception:
+            message, kind = None, None
+        if kind == "log":
+            room.match.add_bot_log(room.seats.index(seat), message.log.decision_id, message.log.text)
+            return True
+        if seat.inbox.qsize() >= INBOX_LIMIT:  # answers nobody asked for: bounded, then cut off
+            seat.close(generation, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                       f"more than {INBOX_LIMIT} answers sent that were not asked for")
+            return False
+        seat.inbox.put_nowait((arrived, lag, message if kind == "answer" else "malformed"))
+        return True
 
     def match_start(self, room: Room, seat: int, resumed: bool) -> referee_pb2.RefereeMessage:
         m = room.match
@@ -839,7 +807,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
 
 
 def method_handlers(service: RefereeService) -> dict[str, grpc.RpcMethodHandler]:
-    """The service's handlers. Play takes raw bytes, so a message that does not parse is answered
+    """The service's handlers. Play and PlaySeats take raw bytes, so a message that does not parse is answered
     with a reason instead of breaking the stream (the generated registration would parse first)."""
     pb = referee_pb2
     return {
@@ -848,6 +816,7 @@ def method_handlers(service: RefereeService) -> dict[str, grpc.RpcMethodHandler]
         "CreateMatch": grpc.unary_unary_rpc_method_handler(
             service.CreateMatch, pb.CreateMatchRequest.FromString, pb.CreateMatchResponse.SerializeToString),
         "Play": grpc.stream_stream_rpc_method_handler(service.Play, None, None),
+        "PlaySeats": grpc.stream_stream_rpc_method_handler(service.PlaySeats, None, None),
         "Connect": grpc.unary_stream_rpc_method_handler(
             service.Connect, pb.ConnectRequest.FromString, pb.MatchOffer.SerializeToString),
         "ListConnected": grpc.unary_unary_rpc_method_handler(

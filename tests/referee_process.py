@@ -143,3 +143,61 @@ class RawSeat:
         self.out.put(None)
         self.responses.cancel()
         self.channel.close()
+
+
+class RawSeats:
+    """A hand-driven PlaySeats stream: send batches of (slot, bytes), read every RefereeBatch."""
+
+    def __init__(self, address: str) -> None:
+        from referee.batch import RawBatch
+
+        self.raw_batch = RawBatch
+        self.channel = grpc.insecure_channel(address)
+        self.out: queue.Queue = queue.Queue()
+        self.batches: queue.Queue = queue.Queue()
+        self.error: grpc.RpcError | None = None
+        call = self.channel.stream_stream("/parlour.v1.Referee/PlaySeats", request_serializer=lambda b: b,
+                                          response_deserializer=referee_pb2.RefereeBatch.FromString)
+        self.responses = call(self._requests())
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _requests(self):
+        while True:
+            item = self.out.get()
+            if item is None:
+                return
+            yield item
+
+    def _read(self) -> None:
+        try:
+            for batch in self.responses:
+                self.batches.put(batch)
+        except grpc.RpcError as exc:
+            self.error = exc
+        self.batches.put(None)
+
+    def send(self, entries: list[tuple[int, bytes | referee_pb2.BotMessage]]) -> None:
+        """One BotBatch: each slot's message as a BotMessage, or as raw bytes (which may be garbage)."""
+        raw = [(slot, m if isinstance(m, bytes) else m.SerializeToString()) for slot, m in entries]
+        self.out.put(self.raw_batch(protocol_version=PV, messages=[dict(slot=s, message=m) for s, m in raw])
+                     .SerializeToString())
+
+    def send_bytes(self, data: bytes) -> None:
+        self.out.put(data)
+
+    def hello(self, slots: dict[int, str]) -> None:
+        self.send([(slot, referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=token)))
+                   for slot, token in slots.items()])
+
+    def next(self, timeout: float = 20.0) -> referee_pb2.RefereeBatch | None:
+        return self.batches.get(timeout=timeout)
+
+    def close(self) -> None:
+        self.out.put(None)
+        self.responses.cancel()
+        self.channel.close()
+
+
+def answer(decision_id: int, index: int = 0) -> referee_pb2.BotMessage:
+    return referee_pb2.BotMessage(answer=referee_pb2.Answer(protocol_version=PV, decision_id=decision_id, index=index))

@@ -234,6 +234,44 @@ def test_round_robin_tricky_twist_and_a_killed_worker(platform) -> None:
         assert Fraction(row["points"]).limit_denominator(1000) == hand[row["label"]][0]
 
 
+def house_processes(worker: int) -> list[tuple[int, list[str]]]:
+    """The warm bot processes a worker's pool processes run: (pid, command line)."""
+    import psutil
+
+    found = []
+    for process in psutil.Process(worker).children(recursive=True):
+        try:
+            command = process.cmdline()
+        except psutil.NoSuchProcess:
+            continue
+        if "serve-seats" in command:
+            found.append((process.pid, command))
+    return found
+
+
+def test_instant_house_bots_play_all_their_seats_from_one_process(platform) -> None:
+    """The real road with one pool process: random vs random#2, then a Bszzzz table of four
+    randoms, every seat of both played by the same one ``serve-seats --many`` process."""
+    p = platform("sqlite")
+    p.env["PARLOUR_WORKERS"] = "1"
+    worker = p.start_worker()
+    p.arena("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2", "--seed", "1",
+            "--bots", "random,random#2")
+    p.arena("tournament", "run", "1")
+    after_two = house_processes(worker.pid)
+    p.arena("tournament", "create", "bszzzz", "--format", "swiss", "--rounds", "1", "--table-size", "4",
+            "--seed", "2", "--bots", "random,random#2,random#3,random#4")
+    p.arena("tournament", "run", "2")
+    after_four = house_processes(worker.pid)
+    assert len(after_two) == 1 and "--many" in after_two[0][1]
+    assert after_four == after_two, "the Bszzzz table's four seats: the same one process"
+    for number, seats in (("1", 2), ("2", 4)):
+        export = json.loads(p.arena("tournament", "standings", number, "--json").stdout)
+        assert export["matches"] and all(m["status"] == "finished" for m in export["matches"])
+        assert all(len(m["seats"]) == seats and all(s["status"] == "ok" for s in m["seats"])
+                   for m in export["matches"])
+
+
 LADDER_MATCHES = 200 if os.environ.get("PARLOUR_SOAK") == "1" else 60  # 200: make soak
 
 

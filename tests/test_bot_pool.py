@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import bot_pool
 from arena.bot_pool import BotKey, BotPool
 from referee.client import LocalReferee, MatchOutcome
 from referee.timecontrol import TimeControl
@@ -37,9 +38,9 @@ def referee():
         yield ref
 
 
-def play(referee: LocalReferee, pool: BotPool, keys: list[BotKey], seed: int) -> tuple[MatchOutcome, list[int]]:
-    created = referee.create_match("tussie-mussie", "standard", {}, seed, TimeControl(2.0, 10.0),
-                                   [k.spec for k in keys])
+def play(referee: LocalReferee, pool: BotPool, keys: list[BotKey], seed: int,
+         game: str = "tussie-mussie") -> tuple[MatchOutcome, list[int]]:
+    created = referee.create_match(game, "", {}, seed, TimeControl(2.0, 10.0), [k.spec for k in keys])
     bots = [pool.acquire(key) for key in keys]
     for bot, token in zip(bots, created.seat_tokens):
         bot.play(token)
@@ -58,6 +59,44 @@ def test_house_bots_stay_warm_across_matches(referee) -> None:
         assert all(outcome.finished and all(s.status == "ok" for s in outcome.seats) for outcome, _ in runs)
         assert runs[0][1] == runs[1][1] == runs[2][1]  # the same two processes played all three
         assert pool.started == 2
+    finally:
+        pool.close()
+
+
+def test_instant_house_bots_share_one_process_across_seats_and_matches(referee) -> None:
+    """random and greedy: one process of each spec plays all its seats at once (random vs random,
+    then a Bszzzz table of four randoms); mcts keeps a process per seat."""
+    pool = BotPool(referee)
+    random, greedy, mcts = (BotKey(spec, sandboxed=False) for spec in ("random", "greedy", "mcts?budget=0.01"))
+    try:
+        runs = [play(referee, pool, [random, random], 21), play(referee, pool, [random] * 4, 22, game="bszzzz"),
+                play(referee, pool, [greedy, random], 23)]
+        assert all(o.finished and all(s.status == "ok" for s in o.seats) for o, _ in runs)
+        assert len({pid for _, pids in runs[:2] for pid in pids}) == 1  # six seats, one process
+        assert runs[2][1][1] == runs[0][1][0] != runs[2][1][0]  # greedy has its own
+        assert pool.started == 2
+        _, pids = play(referee, pool, [mcts, mcts], 24)
+        assert len(set(pids)) == 2 and pool.started == 4
+    finally:
+        pool.close()
+
+
+def test_a_shared_house_process_is_retired_after_its_seats_and_replaced_when_dead(referee, monkeypatch) -> None:
+    monkeypatch.setattr(bot_pool, "HOUSE_REUSE_MATCHES", 2)
+    pool = BotPool(referee)
+    random = BotKey("random", sandboxed=False)
+    try:
+        first, first_pids = play(referee, pool, [random, random], 25)
+        retired = pool.shared[random]
+        second, second_pids = play(referee, pool, [random, random], 26)  # two seats played: a fresh one
+        assert retired.process.wait(10) == 0  # its input closed, its seats done: it exits
+        assert len(set(first_pids)) == len(set(second_pids)) == 1 and first_pids != second_pids
+        pool.shared[random].process.kill()
+        pool.shared[random].process.wait()
+        bot = pool.acquire(random)  # the dead one is replaced at once
+        assert bot.alive() and bot.pid not in second_pids and pool.started == 3
+        pool.release(bot, None)
+        assert all(o.finished and [s.status for s in o.seats] == ["ok", "ok"] for o in (first, second))
     finally:
         pool.close()
 

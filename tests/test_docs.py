@@ -135,6 +135,22 @@ def provoke_play_aborted(referee) -> grpc.StatusCode:
     return code
 
 
+def play_seats_raw(referee, messages: list[bytes]) -> grpc.StatusCode:
+    call = referee.channel.stream_stream("/parlour.v1.Referee/PlaySeats", request_serializer=lambda b: b,
+                                         response_deserializer=lambda b: b)
+    return rpc_error(lambda: call(iter(messages)))
+
+
+def provoke_play_seats_invalid_argument(referee) -> grpc.StatusCode:
+    return play_seats_raw(referee, [b"\xff\x00 not a protobuf"])
+
+
+def provoke_play_seats_failed_precondition(referee) -> grpc.StatusCode:
+    from parlour.v1 import referee_pb2
+
+    return play_seats_raw(referee, [referee_pb2.BotBatch(protocol_version=2).SerializeToString()])
+
+
 def provoke_connect_unauthenticated(referee) -> grpc.StatusCode:
     from parlour.v1 import referee_pb2
 
@@ -183,6 +199,8 @@ PROVOKE = {
     ("Play", "UNAUTHENTICATED"): provoke_play_unauthenticated,
     ("Play", "ABORTED"): provoke_play_aborted,
     ("Play", "FAILED_PRECONDITION"): provoke_play_failed_precondition,
+    ("PlaySeats", "INVALID_ARGUMENT"): provoke_play_seats_invalid_argument,
+    ("PlaySeats", "FAILED_PRECONDITION"): provoke_play_seats_failed_precondition,
     ("Connect", "UNAUTHENTICATED"): provoke_connect_unauthenticated,
     ("ListConnected", "PERMISSION_DENIED"): provoke_list_connected_permission_denied,
     ("WatchMatch", "NOT_FOUND"): provoke_watch_match_not_found,
