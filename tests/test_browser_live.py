@@ -284,7 +284,8 @@ def test_each_games_cards_are_legible_named_and_explained(site, replays, browser
             check_tiles_legible(page, game, step)
             page.close()
     page = open_step(browser, site, match_id, steps[0], 390, view="all")  # every hand shown
-    assert page.locator("#viewer").get_attribute("data-perspective") == "all"
+    # a replay served in parts fetches the seats' views after the first (spectator's) drawing
+    wait_until(lambda: page.locator("#viewer").get_attribute("data-perspective") == "all", timeout=30)
     check_tiles_legible(page, game, steps[0])
     page.close()
     # the spectator's events name the cards and seats, never their ids
