@@ -94,19 +94,18 @@ def remote_bot_process(address: str, api_token: str, bot_id: str, spec: str = "r
     return server
 
 
-class RawSeat:
-    """A hand-driven Play stream: send whatever bytes, read every message."""
+class RawStream:
+    """A hand-driven bidirectional stream: send whatever bytes, read (on a thread) every message."""
 
-    def __init__(self, address: str, token: str) -> None:
+    def __init__(self, address: str, method: str, response_type) -> None:
         self.channel = grpc.insecure_channel(address)
         self.out: queue.Queue = queue.Queue()
-        self.received: list[referee_pb2.RefereeMessage] = []
+        self.received: list = []
         self.inbox: queue.Queue = queue.Queue()
-        call = self.channel.stream_stream("/parlour.v1.Referee/Play", request_serializer=lambda b: b,
-                                          response_deserializer=referee_pb2.RefereeMessage.FromString)
-        self.send_message(referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=token)))
-        self.responses = call(self._requests())
         self.error: grpc.RpcError | None = None
+        call = self.channel.stream_stream(f"/parlour.v1.Referee/{method}", request_serializer=lambda b: b,
+                                          response_deserializer=response_type.FromString)
+        self.responses = call(self._requests())
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
@@ -129,14 +128,8 @@ class RawSeat:
     def send_bytes(self, data: bytes) -> None:
         self.out.put(data)
 
-    def send_message(self, message: referee_pb2.BotMessage) -> None:
-        self.out.put(message.SerializeToString())
-
-    def answer_index(self, decision_id: int, index: int) -> None:
-        self.send_message(referee_pb2.BotMessage(answer=referee_pb2.Answer(
-            protocol_version=PV, decision_id=decision_id, index=index)))
-
-    def next(self, timeout: float = 20.0) -> referee_pb2.RefereeMessage | None:
+    def next(self, timeout: float = 20.0):
+        """The next message, or None once the stream has ended."""
         return self.inbox.get(timeout=timeout)
 
     def close(self) -> None:
@@ -145,58 +138,38 @@ class RawSeat:
         self.channel.close()
 
 
-class RawSeats:
+class RawSeat(RawStream):
+    """A hand-driven Play stream, its Hello sent."""
+
+    def __init__(self, address: str, token: str) -> None:
+        super().__init__(address, "Play", referee_pb2.RefereeMessage)
+        self.send_message(referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=token)))
+
+    def send_message(self, message: referee_pb2.BotMessage) -> None:
+        self.out.put(message.SerializeToString())
+
+    def answer_index(self, decision_id: int, index: int) -> None:
+        self.send_message(referee_pb2.BotMessage(answer=referee_pb2.Answer(
+            protocol_version=PV, decision_id=decision_id, index=index)))
+
+
+class RawSeats(RawStream):
     """A hand-driven PlaySeats stream: send batches of (slot, bytes), read every RefereeBatch."""
 
     def __init__(self, address: str) -> None:
-        from referee.batch import RawBatch
-
-        self.raw_batch = RawBatch
-        self.channel = grpc.insecure_channel(address)
-        self.out: queue.Queue = queue.Queue()
-        self.batches: queue.Queue = queue.Queue()
-        self.error: grpc.RpcError | None = None
-        call = self.channel.stream_stream("/parlour.v1.Referee/PlaySeats", request_serializer=lambda b: b,
-                                          response_deserializer=referee_pb2.RefereeBatch.FromString)
-        self.responses = call(self._requests())
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
-
-    def _requests(self):
-        while True:
-            item = self.out.get()
-            if item is None:
-                return
-            yield item
-
-    def _read(self) -> None:
-        try:
-            for batch in self.responses:
-                self.batches.put(batch)
-        except grpc.RpcError as exc:
-            self.error = exc
-        self.batches.put(None)
+        super().__init__(address, "PlaySeats", referee_pb2.RefereeBatch)
 
     def send(self, entries: list[tuple[int, bytes | referee_pb2.BotMessage]]) -> None:
         """One BotBatch: each slot's message as a BotMessage, or as raw bytes (which may be garbage)."""
-        raw = [(slot, m if isinstance(m, bytes) else m.SerializeToString()) for slot, m in entries]
-        self.out.put(self.raw_batch(protocol_version=PV, messages=[dict(slot=s, message=m) for s, m in raw])
-                     .SerializeToString())
+        from referee.batch import RawBatch
 
-    def send_bytes(self, data: bytes) -> None:
-        self.out.put(data)
+        raw = [(slot, m if isinstance(m, bytes) else m.SerializeToString()) for slot, m in entries]
+        self.out.put(RawBatch(protocol_version=PV, messages=[dict(slot=s, message=m) for s, m in raw])
+                     .SerializeToString())
 
     def hello(self, slots: dict[int, str]) -> None:
         self.send([(slot, referee_pb2.BotMessage(hello=referee_pb2.Hello(protocol_version=PV, seat_token=token)))
                    for slot, token in slots.items()])
-
-    def next(self, timeout: float = 20.0) -> referee_pb2.RefereeBatch | None:
-        return self.batches.get(timeout=timeout)
-
-    def close(self) -> None:
-        self.out.put(None)
-        self.responses.cancel()
-        self.channel.close()
 
 
 def answer(decision_id: int, index: int = 0) -> referee_pb2.BotMessage:
