@@ -103,17 +103,15 @@ class Seat:
         self.close(None, grpc.StatusCode.OK, reason)
         self.inbox = asyncio.Queue()
 
-    def handed(self, decision_id: int, lag: LoopLag) -> None:
-        """The decision's message is being handed to the transport: its clock starts."""
-        if self.pending is not None and self.pending.decision_id == decision_id:
-            if self.pending.watch.started is None:
-                self.inbox.put_nowait((time.monotonic(), 0.0, "handed"))  # wakes the decision's wait
-            self.pending.watch.start(time.monotonic(), lag.now())
-
     def hand_over(self, message: referee_pb2.RefereeMessage, lag: LoopLag) -> None:
         """``message`` (serialized already) is being handed to the transport: a decision's clock starts."""
-        if message.HasField("decision"):
-            self.handed(message.decision.decision_id, lag)
+        if not message.HasField("decision"):
+            return
+        pending = self.pending
+        if pending is not None and pending.decision_id == message.decision.decision_id:
+            if pending.watch.started is None:
+                self.inbox.put_nowait((time.monotonic(), 0.0, "handed"))  # wakes the decision's wait
+            pending.watch.start(time.monotonic(), lag.now())
 
 
 # ------------------------------------------------------------------------------ PlaySeats
