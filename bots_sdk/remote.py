@@ -280,8 +280,7 @@ class SeatPlayer:
             lines = self.bot.take_log_lines()
         if self.capture is not None:
             lines += self.capture.take()
-        return [referee_pb2.BotMessage(log=referee_pb2.LogLine(protocol_version=PV, decision_id=decision_id, text=line))
-                for line in lines]
+        return [log_message(decision_id, line) for line in lines]
 
     def end(self, end: referee_pb2.MatchEnd) -> dict[str, Any]:
         """The result; the bot is told (a bot that could not be built raises why)."""
@@ -290,6 +289,11 @@ class SeatPlayer:
             raise self.broken
         self.bot.on_match_end(result)
         return result
+
+
+def log_message(decision_id: int, text: str) -> referee_pb2.BotMessage:
+    """A line the bot wrote while deciding ``decision_id``, for its owner to read in the replay."""
+    return referee_pb2.BotMessage(log=referee_pb2.LogLine(protocol_version=PV, decision_id=decision_id, text=text))
 
 
 def start_failure(exc: Exception) -> tuple[str, list[str]]:
@@ -313,8 +317,7 @@ async def answer_sending_output(call, player: SeatPlayer, decision: referee_pb2.
         if done:
             return future.result()
         for line in capture.take():
-            await call.write(referee_pb2.BotMessage(log=referee_pb2.LogLine(
-                protocol_version=PV, decision_id=decision.decision_id, text=line)))
+            await call.write(log_message(decision.decision_id, line))
 
 
 def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decision) -> referee_pb2.BotMessage:
