@@ -4,11 +4,14 @@ A warm bot is a ``python -m bots_sdk serve-seats`` process: it reads seat tokens
 plays them, a fresh ``Bot`` instance for each seat of each match. Two kinds:
 
 - **Shared house bots.** The house bots whose decisions are instant, ``random`` and ``greedy``
-  (any parameters), run as ``serve-seats --many``: ONE process per worker process, referee and
-  spec plays every seat of that spec in every match of the worker at once, on one multiplexed
-  ``PlaySeats`` stream whose batches carry all its seats' messages (docs/protocol.md). Random vs
-  random#2, or a Bszzzz table of four randoms, is one process, and a reaction window's four
-  decisions are one message each way. The process is replaced when it has died or after
+  (any parameters), run as ``serve-seats --many``: ONE process per worker, referee and spec plays
+  every seat of that spec in every match of the worker at once (of all its pool processes: the
+  worker's main process keeps them, ``arena.house_bots``), on one multiplexed ``PlaySeats``
+  stream whose batches carry all its seats' messages (docs/protocol.md). Random vs random#2, or
+  a Bszzzz table of four randoms, is one process, a reaction window's four decisions are one
+  message each way, and the decisions of the worker's matches that are ready together travel
+  together. Outside a Celery worker (no main process keeping them) a pool keeps its own
+  (``SharedBots``). The process is replaced when it has died or after
   ``PARLOUR_HOUSE_REUSE_MATCHES`` seats: it is retired (its stdin closed once its last seat is
   handed back, so it finishes its seats and exits) and a fresh one takes the next seats. A seat
   fault does not discard it: house bots are the platform's own code, so a fault there is a
@@ -45,6 +48,7 @@ from dataclasses import dataclass
 from referee.client import RefereeClient, SeatOutcome
 
 from . import sandbox_reaper
+from .house_seats import HousedBot, house_client
 
 SANDBOX_REUSE_MATCHES = int(os.environ.get("PARLOUR_SANDBOX_REUSE_MATCHES", 25))
 SANDBOX_REUSE_MINUTES = float(os.environ.get("PARLOUR_SANDBOX_REUSE_MINUTES", 10))
@@ -70,7 +74,9 @@ class BotKey:
 class WarmBot:
     """One warm bot process."""
 
-    def __init__(self, key: BotKey, referee: RefereeClient) -> None:
+    def __init__(self, key: BotKey, referee: str, sandbox_socket: str = "") -> None:
+        """``referee``: the address the bot connects to; ``sandbox_socket``: the way to it from
+        a sandbox (``RefereeClient.sandbox_socket``), for an uploaded bot."""
         self.key = key
         self.started = time.monotonic()
         self.matches = 0  # handed out (a shared process: seats)
@@ -80,7 +86,7 @@ class WarmBot:
         if key.sandboxed:
             from bots_sdk.sandbox import Sandbox
 
-            self.sandbox = Sandbox(key.spec, referee.sandbox_socket(), bot_root=key.root)
+            self.sandbox = Sandbox(key.spec, sandbox_socket, bot_root=key.root)
             # registered before it exists: a worker killed at any moment leaves it to the next
             # worker's start (arena.sandbox_reaper)
             sandbox_reaper.register(self.sandbox.name, 0, sandbox_reaper.cgroup_paths(self.sandbox.name), "full")
@@ -98,7 +104,7 @@ class WarmBot:
             # house bot ends when its stdin closes, which the death of its worker does
             many = ["--many"] if key.shared else []
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "bots_sdk", "serve-seats", key.spec, "--referee", referee.address, *many],
+                [sys.executable, "-m", "bots_sdk", "serve-seats", key.spec, "--referee", referee, *many],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
 
     @property
@@ -154,21 +160,85 @@ def clean(seat: SeatOutcome) -> bool:
     return seat.status == "ok" and not any(seat.fault_counts.values())
 
 
-class BotPool:
-    """The warm bots of one worker process: idle ones by key, and the shared house bots."""
+class SharedBots:
+    """The shared house bots of one referee address: one process per spec, for all its seats."""
 
-    def __init__(self, referee: RefereeClient) -> None:
+    def __init__(self, referee: str) -> None:
         self.referee = referee
-        self.idle: dict[BotKey, list[WarmBot]] = {}
-        self.shared: dict[BotKey, WarmBot] = {}  # the one process of each shared house spec
-        self.retiring: list[WarmBot] = []  # shared processes replaced, until they have exited
+        self.bots: dict[BotKey, WarmBot] = {}  # the one process of each shared house spec
+        self.retiring: list[WarmBot] = []  # processes replaced, until they have exited
         self.lock = threading.Lock()
         self.started = 0  # processes started, for tests and benchmarks
 
     def acquire(self, key: BotKey) -> WarmBot:
+        """The spec's one process, replaced once it has died or played its seats."""
+        with self.lock:
+            self.retiring = [bot for bot in self.retiring if bot.alive()]  # the exited ones are reaped
+            bot = self.bots.get(key)
+            if bot is None or not bot.alive() or bot.worn_out():
+                if bot is not None:
+                    self.retire(bot)
+                self.started += 1
+                bot = self.bots[key] = WarmBot(key, self.referee)
+            bot.matches += 1
+            bot.in_play += 1
+            return bot
+
+    def retire(self, bot: WarmBot) -> None:
+        """A process takes no more seats; its input ends once its last seat is handed back."""
+        bot.retired = True
+        self.retiring.append(bot)
+        if bot.in_play == 0:
+            bot.end_input()
+
+    def release(self, bot: WarmBot) -> None:
+        """A seat's match is over (whatever its outcome: house bots are our own code)."""
+        with self.lock:
+            bot.in_play -= 1
+            if bot.retired and bot.in_play == 0:
+                bot.end_input()
+
+    def release_pid(self, pid: int) -> None:
+        with self.lock:
+            bot = next((b for b in [*self.bots.values(), *self.retiring] if b.pid == pid), None)
+        if bot is not None:
+            self.release(bot)
+
+    def drop_inherited(self) -> None:
+        """In a process forked from the keeper: close its copies of the bots' inputs."""
+        for bot in [*self.bots.values(), *self.retiring]:
+            try:
+                os.close(bot.process.stdin.fileno())
+            except (OSError, ValueError):
+                pass
+
+    def close(self) -> None:
+        with self.lock:
+            bots = [*self.bots.values(), *self.retiring]
+            self.bots, self.retiring = {}, []
+        for bot in bots:
+            bot.close()
+
+
+class BotPool:
+    """The warm bots of one worker process for one referee: idle ones by key, and the shared house
+    bots — its worker's (``arena.house_bots``, kept by the main process for every pool process), or
+    its own where no worker keeps them (a runner outside a Celery worker)."""
+
+    def __init__(self, referee: RefereeClient) -> None:
+        self.referee = referee
+        self.idle: dict[BotKey, list[WarmBot]] = {}
+        self.shared = SharedBots(referee.address)
+        self.lock = threading.Lock()
+        self.started_alone = 0  # processes started for one seat at a time
+
+    def acquire(self, key: BotKey) -> WarmBot | HousedBot:
         """A bot for one seat: ``play`` it the seat's token, then ``release`` it after the match."""
         if key.shared:
-            return self.acquire_shared(key)
+            client = house_client()
+            if client is not None:
+                return HousedBot(key.spec, client, self.referee.address)
+            return self.shared.acquire(key)
         with self.lock:
             while self.idle.get(key):
                 bot = self.idle[key].pop()
@@ -176,41 +246,25 @@ class BotPool:
                     bot.matches += 1
                     return bot
                 bot.close()
-            self.started += 1
-        bot = WarmBot(key, self.referee)
+            self.started_alone += 1
+        bot = WarmBot(key, self.referee.address, self.referee.sandbox_socket() if key.sandboxed else "")
         bot.matches += 1
         return bot
 
-    def acquire_shared(self, key: BotKey) -> WarmBot:
-        """The spec's one process, replaced once it has died or played its seats."""
-        with self.lock:
-            self.retiring = [bot for bot in self.retiring if bot.alive()]  # the exited ones are reaped
-            bot = self.shared.get(key)
-            if bot is None or not bot.alive() or bot.worn_out():
-                if bot is not None:
-                    self.retire(bot)
-                self.started += 1
-                bot = self.shared[key] = WarmBot(key, self.referee)
-            bot.matches += 1
-            bot.in_play += 1
-            return bot
+    @property
+    def started(self) -> int:
+        """Processes started here, for tests and benchmarks."""
+        return self.shared.started + self.started_alone
 
-    def retire(self, bot: WarmBot) -> None:
-        """A shared process takes no more seats; its input ends once its last seat is handed back."""
-        bot.retired = True
-        self.retiring.append(bot)
-        if bot.in_play == 0:
-            bot.end_input()
-
-    def release(self, bot: WarmBot, seat: SeatOutcome | None) -> list[str]:
+    def release(self, bot: WarmBot | HousedBot, seat: SeatOutcome | None) -> list[str]:
         """After the match: keep a clean bot for the next one, else discard it (returning what its
         sandbox reports: why it died, what it printed before the SDK could capture it). A shared
         house bot stays whatever its seat's outcome."""
+        if not isinstance(bot, WarmBot):
+            bot.release()
+            return []
         if bot.key.shared:
-            with self.lock:
-                bot.in_play -= 1
-                if bot.retired and bot.in_play == 0:
-                    bot.end_input()
+            self.shared.release(bot)
             return []
         if seat is not None and clean(seat) and bot.alive() and not bot.worn_out():
             with self.lock:
@@ -221,10 +275,9 @@ class BotPool:
 
     def close(self) -> None:
         with self.lock:
-            bots = [bot for bots in self.idle.values() for bot in bots] + list(self.shared.values()) + self.retiring
+            bots = [bot for bots in self.idle.values() for bot in bots]
             self.idle.clear()
-            self.shared.clear()
-            self.retiring = []
+        self.shared.close()
         for bot in bots:
             bot.close()
 

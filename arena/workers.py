@@ -1,5 +1,6 @@
-"""A worker's upkeep, in its main process (Celery's signals connect it in every worker): at start,
-reap the sandboxes dead workers left and reconcile; then, on a thread, a heartbeat every few
+"""A worker's upkeep, in its main process (Celery's signals connect it in every worker): before
+its pool starts, the shared house bots' socket (arena.house_bots); at start, reap the sandboxes
+dead workers left and reconcile; then, on a thread, a heartbeat every few
 seconds and, in turn with the other workers, the reconciler (arena.reconcile). Between tasks, in
 the pool's processes: the database connection kept or closed as Django keeps it between requests."""
 from __future__ import annotations
@@ -8,13 +9,16 @@ import logging
 import threading
 import time
 
-from celery.signals import task_postrun, task_prerun, worker_ready, worker_shutdown
+from celery.signals import (task_postrun, task_prerun, worker_init, worker_process_init, worker_ready,
+                            worker_shutdown)
 from django.db import connections
 
 from . import heartbeats, reconcile, sandbox_reaper
+from .house_bots import HouseBots
 
 log = logging.getLogger("parlour.arena")
 _stop = threading.Event()
+_house_bots = HouseBots()  # the worker's shared house bots, for all its pool processes
 
 
 def upkeep(node: str, started: float) -> None:
@@ -31,6 +35,20 @@ def upkeep(node: str, started: float) -> None:
             from django.db import connection
 
             connection.close_if_unusable_or_obsolete()
+
+
+@worker_init.connect
+def on_worker_init(**_: object) -> None:
+    """Before the pool starts: its processes find the house bots listening from their first task."""
+    try:
+        _house_bots.start()
+    except OSError as exc:  # each pool process keeps its own then
+        log.warning("the worker's house bots cannot listen: %s", exc)
+
+
+@worker_process_init.connect
+def on_pool_process_init(**_: object) -> None:
+    _house_bots.in_new_pool_process()
 
 
 @worker_ready.connect
@@ -52,6 +70,7 @@ def on_worker_ready(sender, **_: object) -> None:
 @worker_shutdown.connect
 def on_worker_shutdown(sender, **_: object) -> None:
     _stop.set()
+    _house_bots.close()
     try:
         heartbeats.gone(sender.hostname)
     except Exception:  # noqa: BLE001 - nothing to tell

@@ -250,13 +250,13 @@ def house_processes(worker: int) -> list[tuple[int, list[str]]]:
 
 
 def test_instant_house_bots_play_all_their_seats_from_one_process(platform) -> None:
-    """The real road with one pool process: random vs random#2, then a Bszzzz table of four
-    randoms, every seat of both played by the same one ``serve-seats --many`` process."""
+    """The real road with two pool processes: a round robin of four randoms, then a Bszzzz table
+    of four randoms, every seat of both played by the same one ``serve-seats --many`` process,
+    which the worker's main process keeps for both pool processes (arena.house_bots)."""
     p = platform("sqlite")
-    p.env["PARLOUR_WORKERS"] = "1"
-    worker = p.start_worker()
+    worker = p.start_worker()  # PARLOUR_WORKERS=2: two pool processes
     p.arena("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2", "--seed", "1",
-            "--bots", "random,random#2")
+            "--bots", "random,random#2,random#3,random#4")
     p.arena("tournament", "run", "1")
     after_two = house_processes(worker.pid)
     p.arena("tournament", "create", "bszzzz", "--format", "swiss", "--rounds", "1", "--table-size", "4",
@@ -265,6 +265,11 @@ def test_instant_house_bots_play_all_their_seats_from_one_process(platform) -> N
     after_four = house_processes(worker.pid)
     assert len(after_two) == 1 and "--many" in after_two[0][1]
     assert after_four == after_two, "the Bszzzz table's four seats: the same one process"
+    import psutil
+
+    assert psutil.Process(after_two[0][0]).ppid() == worker.pid, "kept by the worker's main process"
+    players = {row[0].rsplit("/", 1)[1] for row in database_rows(p, "SELECT worker FROM arena_match")}
+    assert len(players) == 2, "both pool processes played (their matches' seats went to the one process)"
     for number, seats in (("1", 2), ("2", 4)):
         export = json.loads(p.arena("tournament", "standings", number, "--json").stdout)
         assert export["matches"] and all(m["status"] == "finished" for m in export["matches"])

@@ -87,12 +87,12 @@ def test_a_shared_house_process_is_retired_after_its_seats_and_replaced_when_dea
     random = BotKey("random", sandboxed=False)
     try:
         first, first_pids = play(referee, pool, [random, random], 25)
-        retired = pool.shared[random]
+        retired = pool.shared.bots[random]
         second, second_pids = play(referee, pool, [random, random], 26)  # two seats played: a fresh one
         assert retired.process.wait(10) == 0  # its input closed, its seats done: it exits
         assert len(set(first_pids)) == len(set(second_pids)) == 1 and first_pids != second_pids
-        pool.shared[random].process.kill()
-        pool.shared[random].process.wait()
+        pool.shared.bots[random].process.kill()
+        pool.shared.bots[random].process.wait()
         bot = pool.acquire(random)  # the dead one is replaced at once
         assert bot.alive() and bot.pid not in second_pids and pool.started == 3
         pool.release(bot, None)
@@ -119,3 +119,48 @@ def test_a_crashed_sandbox_is_replaced_and_a_clean_one_reused(referee, tmp_path:
     assert third.finished and third.seats[1].status != "ok"  # the match went on without it
     assert fourth_pids[0] != third_pids[1]  # after the crash, a new sandbox
     assert first_pids[1] == second_pids[1] == third_pids[0] == fourth_pids[1]  # the house bot never left
+
+
+def test_a_workers_house_bots_serve_its_pool_processes_only(referee) -> None:
+    """arena.house_bots, as a worker's main process runs it: a child (a pool process) is handed
+    the spec's one process for its seats, and its seats are released when it exits holding them;
+    any other process (here a grandchild, as a bot a pool process started would be) is refused."""
+    import json
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    from arena.house_bots import HouseBots
+
+    root = Path(__file__).resolve().parents[1]
+    house = HouseBots()
+    house.start()
+    try:
+        created = referee.create_match("tussie-mussie", "", {}, 31, TimeControl(2.0, 10.0), ["random", "random"])
+        seats = ("import json, sys; from arena.house_seats import house_client; c = house_client(); "
+                 "print(json.dumps([c.request(op='seat', referee=sys.argv[1], spec='random', token=t)['pid'] "
+                 "for t in sys.argv[2:]]))")
+        done = subprocess.run([sys.executable, "-c", seats, referee.address, *created.seat_tokens], cwd=root,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        pids = json.loads(done.stdout)
+        assert len(set(pids)) == 1 and psutil.Process(pids[0]).ppid() == os.getpid()
+        outcome = referee.follow(created.match_id, timeout=120)
+        assert outcome.finished and [s.status for s in outcome.seats] == ["ok", "ok"]
+        shared = house.bots[referee.address]
+        bot = shared.bots[BotKey("random", sandboxed=False)]
+        deadline = time.monotonic() + 10
+        while bot.in_play and time.monotonic() < deadline:  # the child exited holding both seats
+            time.sleep(0.05)
+        assert bot.in_play == 0 and bot.matches == 2
+        stranger = ("import socket, sys; from arena.house_seats import HouseClient, socket_name; "
+                    "c = socket.socket(socket.AF_UNIX); c.connect(socket_name(int(sys.argv[1]))); "
+                    "HouseClient(c).request(op='release', referee='x', pid=1)")
+        refused = subprocess.run(["sh", "-c", f'"$0" -c "$1" "$2"; exit $?', sys.executable, stranger, str(os.getpid())],
+                                 cwd=root, capture_output=True, text=True, timeout=60)
+        assert refused.returncode != 0, "a stranger was served"
+        assert "the worker's house bots are gone" in refused.stderr or "ConnectionResetError" in refused.stderr
+    finally:
+        house.close()

@@ -1,0 +1,143 @@
+"""A worker's shared house bots, kept by its main process for all its pool processes.
+
+The instant house bots (``random``, ``greedy``: arena.bot_pool) play every seat of a spec from
+ONE ``serve-seats --many`` process. Kept by each pool process, that is one process per pool
+process, and each carries one match at a time: its stream holds one decision at a time. Kept by
+the worker's main process, it is one per worker, referee and spec: the matches of all the pool
+processes travel on its one stream, and what is ready at once goes in one batch each way (fewer
+messages for the referee and the bot: ``bench/arena.py``, docs/deploy.md).
+
+The main process listens on a Unix socket named after its pid (``socket_name``, Linux's abstract
+namespace: no file to clean up); a pool process sends one JSON line per request and reads one back:
+
+- ``{"op": "seat", "referee": address, "spec": spec, "token": seat token}`` -> ``{"pid": pid}``:
+  the spec's process (started, retired and replaced as ``bot_pool.SharedBots`` does) is handed the
+  seat;
+- ``{"op": "release", "referee": address, "pid": pid}`` -> ``{}``: that seat's match is over (a
+  pool process that dies first releases its seats with its connection).
+
+Only the worker's own pool processes are served (SO_PEERCRED: the peer's parent must be this
+process), so nothing else on the machine — a bot in its sandbox — can hand out seats or retire a
+process. Where no main process listens (a runner outside a Celery worker, a test's pool), a pool
+process keeps its own shared house bots instead (``bot_pool.BotPool``).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import struct
+import threading
+from collections import Counter
+from typing import Any
+
+from .bot_pool import BotKey, SharedBots
+from .house_seats import socket_name
+
+log = logging.getLogger("parlour.arena")
+
+
+def parent_of(pid: int) -> int:
+    """The parent pid of a process (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return int(stat.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def peer_pid(conn: socket.socket) -> int:
+    pid, _, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    return pid
+
+
+class HouseBots:
+    """The main process's side: the shared house bots of every referee, and the socket."""
+
+    def __init__(self) -> None:
+        self.bots: dict[str, SharedBots] = {}  # by referee address
+        self.lock = threading.Lock()
+        self.listener: socket.socket | None = None
+
+    def start(self) -> None:
+        """Listen (where the platform has SO_PEERCRED: Linux; elsewhere pool processes keep their own)."""
+        if not hasattr(socket, "SO_PEERCRED"):
+            return
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(socket_name(os.getpid()))
+        listener.listen(64)
+        self.listener = listener
+        threading.Thread(target=self.accept, name="parlour-house-bots", daemon=True).start()
+
+    def accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:  # closed: the worker is stopping
+                return
+            threading.Thread(target=self.serve, args=(conn,), name="parlour-house-seats", daemon=True).start()
+
+    def serve(self, conn: socket.socket) -> None:
+        """One pool process's requests, until it closes (or dies: its seats are released then)."""
+        held: Counter[tuple[str, int]] = Counter()  # (referee, pid) -> seats handed out and not released
+        with conn:
+            if parent_of(peer_pid(conn)) != os.getpid():
+                return
+            try:
+                for line in conn.makefile("rb"):
+                    try:
+                        reply = self.handle(json.loads(line), held)
+                    except Exception as exc:  # noqa: BLE001 - the pool process raises it as a platform failure
+                        reply = {"error": f"{type(exc).__name__}: {exc}"}
+                    conn.sendall(json.dumps(reply).encode() + b"\n")
+            except OSError:
+                pass
+            finally:
+                for (referee, pid), count in held.items():
+                    for _ in range(count):
+                        self.shared(referee).release_pid(pid)
+
+    def handle(self, request: dict[str, Any], held: Counter) -> dict[str, Any]:
+        bots = self.shared(request["referee"])
+        if request["op"] == "seat":
+            bot = bots.acquire(BotKey(request["spec"], sandboxed=False))
+            try:
+                bot.play(request["token"])
+            except OSError:  # it died just now: the seat is not its
+                bots.release(bot)
+                raise
+            held[request["referee"], bot.pid] += 1
+            return {"pid": bot.pid}
+        if request["op"] == "release":
+            key = (request["referee"], request["pid"])
+            if held[key] > 0:  # a pool process releases only what it was handed
+                held[key] -= 1
+                bots.release_pid(request["pid"])
+            return {}
+        raise ValueError(f"unknown request {request['op']!r}")
+
+    def shared(self, referee: str) -> SharedBots:
+        with self.lock:
+            bots = self.bots.get(referee)
+            if bots is None:
+                bots = self.bots[referee] = SharedBots(referee)
+            return bots
+
+    def in_new_pool_process(self) -> None:
+        """In a pool process just forked from the main one: let go of the main process's ends (a
+        retired house bot's input must close when the main process closes it, not linger here)."""
+        for bots in list(self.bots.values()):
+            bots.drop_inherited()
+        if self.listener is not None:
+            self.listener.close()
+            self.listener = None
+        self.bots = {}
+
+    def close(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+        with self.lock:
+            bots, self.bots = list(self.bots.values()), {}
+        for one in bots:
+            one.close()

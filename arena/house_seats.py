@@ -1,0 +1,77 @@
+"""A pool process's side of its worker's shared house bots (``arena.house_bots``, kept by the
+worker's main process): one connection to it, and the seat the runner holds."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import threading
+from typing import Any
+
+log = logging.getLogger("parlour.arena")
+
+
+def socket_name(pid: int) -> str:
+    """The abstract Unix socket of the worker whose main process is ``pid``."""
+    return f"\0parlour-house-bots-{pid}"
+
+
+class HouseClient:
+    """A pool process's side: one connection to its worker's main process, one request at a time."""
+
+    def __init__(self, conn: socket.socket) -> None:
+        self.conn = conn
+        self.reader = conn.makefile("rb")
+        self.lock = threading.Lock()
+
+    def request(self, **request: Any) -> dict[str, Any]:
+        with self.lock:
+            self.conn.sendall(json.dumps(request).encode() + b"\n")
+            line = self.reader.readline()
+        if not line:
+            raise ConnectionError("the worker's house bots are gone")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise RuntimeError(f"the worker's house bots: {reply['error']}")
+        return reply
+
+
+_client: tuple[int, HouseClient | None] | None = None  # (this process's pid, its client or None)
+
+
+def house_client() -> HouseClient | None:
+    """This pool process's connection to its worker's house bots, or None where its parent keeps
+    none (then the pool process keeps its own). Asked once per process."""
+    global _client
+    if _client is None or _client[0] != os.getpid():
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            conn.connect(socket_name(os.getppid()))
+        except OSError:
+            conn.close()
+            _client = (os.getpid(), None)
+        else:
+            _client = (os.getpid(), HouseClient(conn))
+    return _client[1]
+
+
+class HousedBot:
+    """A seat of a shared house bot that the worker's main process keeps: what the runner holds."""
+
+    def __init__(self, spec: str, client: HouseClient, referee: str) -> None:
+        self.spec = spec
+        self.client = client
+        self.referee = referee
+        self.pid = 0  # the process that plays the seat, once handed
+
+    def play(self, seat_token: str) -> None:
+        self.pid = self.client.request(op="seat", referee=self.referee, spec=self.spec, token=seat_token)["pid"]
+
+    def release(self) -> None:
+        if self.pid:
+            try:
+                self.client.request(op="release", referee=self.referee, pid=self.pid)
+            except (OSError, RuntimeError) as exc:  # the connection's end releases it anyway
+                log.warning("could not release a house seat: %s", exc)
+            self.pid = 0
