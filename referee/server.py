@@ -100,16 +100,14 @@ def with_logs(replay_gz: bytes, logs: list[dict]) -> bytes:
 
 
 def decision_message(game: str, request: DecisionRequest,
-                     observation: wire.SeatObservation | None) -> referee_pb2.RefereeMessage:
+                     observation: wire.SeatObservation) -> referee_pb2.RefereeMessage:
     """A decision's message, built from its parts in one constructor call (a message passed in is
     copied) plus the part of the observation the seats share, merged in from its bytes
-    (``wire.SeatObservation``); by default the seat's own observation."""
+    (``wire.SeatObservation``, of the seat's read-only observation)."""
     fields = dict(protocol_version=PV, decision_id=request.decision_id,
                   legal_actions=[dict(action=wire.action_message(game, a), label=request.label(a))
                                  for a in request.legal_actions],
                   deadline_seconds=request.deadline, bank_seconds=request.bank)
-    if observation is None:
-        (observation,) = wire.observation_parts(game, [request.observe()])
     try:
         message = referee_pb2.RefereeMessage(decision=dict(fields, observation=observation.arguments))
     except Exception:  # a value that does not fit its field: the slow way names it (and raises)
@@ -460,7 +458,10 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 seats = match.pending()
                 requests = {s: match.request(s) for s in seats}
                 if len(seats) == 1:  # the usual case: no task and no gather for one seat
-                    answers = [await self.ask(room, seats[0], requests[seats[0]])]
+                    seat = seats[0]
+                    (observation,) = wire.observation_parts(
+                        match.config.game, [match.state.read_only_observation(seat)], kept)
+                    answers = [await self.ask(room, seat, requests[seat], observation)]
                 else:  # a simultaneous window: the seats' views share a table, built and encoded once
                     _, views = match.state.read_only_views(spectator=False)
                     observations = wire.observation_parts(match.config.game, [views[s] for s in seats], kept)
@@ -493,7 +494,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             pass  # absent seats fault (and are forfeited) like disconnected ones
 
     async def ask(self, room: Room, seat_index: int, request: DecisionRequest,
-                  observation: wire.SeatObservation | None = None) -> tuple[float, Reply]:
+                  observation: wire.SeatObservation) -> tuple[float, Reply]:
         """Send one decision and wait for its answer until the seat's think time (``clock.py``)
         passes the deadline; a lost connection gets the grace period to resume (the decision is
         sent again to the new stream, and the time away is not charged)."""

@@ -88,8 +88,10 @@ def test_read_only_views_equal_the_fresh_ones_and_never_change(game_id: str) -> 
             assert (public, seats) == (fresh_public, fresh_seats)
             assert state.read_only_public_view() == fresh_public
             assert state.read_only_views(spectator=False) == (None, fresh_seats)
+            own = [state.read_only_observation(seat) for seat in range(config.players)]
+            assert own == fresh_seats
             if steps % 7 == 0:
-                kept.append(([public, *seats], json.dumps([public, *seats], sort_keys=True)))
+                kept.append(([public, *seats, *own], json.dumps([public, *seats, *own], sort_keys=True)))
             step(state, rng)
             steps += 1
         for views, snapshot in kept:

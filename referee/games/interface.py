@@ -388,6 +388,10 @@ class GameState(ABC):
         """``views()``, read-only (see above); by default the same fresh views."""
         return self.views(spectator)
 
+    def read_only_observation(self, seat: int) -> JSON:
+        """``observation(seat)``, read-only (see above); by default the same fresh observation."""
+        return self.observation(seat)
+
     @abstractmethod
     def is_terminal(self) -> bool: ...
 

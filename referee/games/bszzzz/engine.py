@@ -539,6 +539,9 @@ class BszzzzState(GameState):
     def read_only_views(self, spectator: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         return self._views(self._table_view(read_only=True), spectator, _CARD_JSON.__getitem__)
 
+    def read_only_observation(self, seat: int) -> dict[str, Any]:
+        return self._seat_view(self._table_view(read_only=True), seat, _CARD_JSON.__getitem__)
+
     def _views(self, table: dict[str, Any], spectator: bool, card) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         public = dict(table, submitted=None) if spectator else None
         return public, [self._seat_view(table, seat, card) for seat in range(self.n)]

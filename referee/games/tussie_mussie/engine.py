@@ -567,6 +567,19 @@ class TussieMussieState(GameState):
         seats = [self.observation(seat, rounds) for seat in range(self.config.players)]
         return (self.view(None, rounds) if spectator else None), seats
 
+    # Read-only views (GameState.read_only_views): the finished rounds' summaries are shared, not
+    # copied — once recorded they never change (clones share them too); only the list is new
+    def read_only_public_view(self) -> dict[str, Any]:
+        return self.view(None, list(self.history))
+
+    def read_only_views(self, spectator: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        rounds = list(self.history)
+        seats = [self.observation(seat, rounds) for seat in range(self.config.players)]
+        return (self.view(None, rounds) if spectator else None), seats
+
+    def read_only_observation(self, seat: int) -> dict[str, Any]:
+        return self.observation(seat, list(self.history))
+
     # ------------------------------------------------------------------ result
     def totals(self) -> list[int]:
         totals = [sum(p[h] for p in self.points) for h in range(self.hand_count)]
