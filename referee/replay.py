@@ -342,8 +342,18 @@ def packed_replay(header: dict, log: list[dict], bot_logs: list[dict], expected:
     """The replay, gzipped: what a referee stores and hands over (run in a process of its own)."""
     replay = assemble_replay(header, log, bot_logs, expected, public_frames)
     # no check for cycles (a tenth of the time): views are trees, or share parts (read-only views)
-    data = json.dumps(replay, separators=(",", ":"), check_circular=False).encode()
-    return gzip.compress(data, mtime=0)
+    return gzipped(json.dumps(replay, separators=(",", ":"), check_circular=False).encode())
+
+
+# zlib's default level: a 4-player Bszzzz! replay (8.6 MB of JSON) compresses in half the time of
+# level 9 for 8 % more bytes (331 -> 357 KB), and the level-9 time was a tenth of its replay's cost
+GZIP_LEVEL = 6
+
+
+def gzipped(data: bytes) -> bytes:
+    """A replay's bytes as the platform stores and sends them (no timestamp: the same replay, the
+    same bytes)."""
+    return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
 
 
 def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, Any]:
@@ -353,7 +363,7 @@ def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, A
 
 def write_replay(path: str | Path, replay: dict[str, Any]) -> None:
     data = json.dumps(replay, separators=(",", ":")).encode()
-    Path(path).write_bytes(gzip.compress(data, mtime=0))
+    Path(path).write_bytes(gzipped(data))
 
 
 def read_replay(path: str | Path) -> dict[str, Any]:
