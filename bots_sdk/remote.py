@@ -250,17 +250,18 @@ class SeatPlayer:
         self.capture = capture
         self.bot: Bot | None = None
         self.start: referee_pb2.MatchStart | None = None
+        self.options: dict[str, Any] = {}  # the match's options, read once from its start
         self.broken: Exception | None = None  # why the bot could not be built or started
         self.failure, self.details = "", []
 
     def begin(self, start: referee_pb2.MatchStart) -> None:
         self.start = start
+        self.options = {k: wire.option_python(v) for k, v in start.options.items()}
         if self.bot is not None or self.broken is not None:  # a resumed seat keeps its bot
             return
         try:
             self.bot = self.make_bot(start.game)
-            options = {k: wire.option_python(v) for k, v in start.options.items()}
-            self.bot.start(start.game, start.seat, options, start.bot_seed)
+            self.bot.start(start.game, start.seat, dict(self.options), start.bot_seed)
         except Exception as exc:
             self.broken = exc
             self.failure, self.details = start_failure(exc)
@@ -269,7 +270,7 @@ class SeatPlayer:
         if self.broken is not None:
             return referee_pb2.BotMessage(answer=referee_pb2.Answer(
                 protocol_version=PV, decision_id=decision.decision_id, failure=self.failure))
-        return answer(self.bot, self.start, decision)
+        return answer(self.bot, self.start, decision, self.options)
 
     def log_messages(self, decision_id: int) -> list[referee_pb2.BotMessage]:
         """The lines written since the last decision (why the bot cannot play, once), to send
@@ -320,14 +321,15 @@ async def answer_sending_output(call, player: SeatPlayer, decision: referee_pb2.
             await call.write(log_message(decision.decision_id, line))
 
 
-def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decision) -> referee_pb2.BotMessage:
+def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decision,
+           options: dict[str, Any]) -> referee_pb2.BotMessage:
     """Ask the bot; answer with the index of its action, or with what it returned when that is no
-    legal action, or with why it failed (its traceback goes to the bot's log lines)."""
+    legal action, or with why it failed (its traceback goes to the bot's log lines). ``options``:
+    the match's, read from ``start`` once per seat (each decision gets a copy)."""
     legal = [wire.action_json(a.action) for a in decision.legal_actions]
     labels = [a.label for a in decision.legal_actions]
-    options = {k: wire.option_python(v) for k, v in start.options.items()}
     view = Decision(
-        game=start.game, variant=start.variant, seat=start.seat, players=start.players, options=options,
+        game=start.game, variant=start.variant, seat=start.seat, players=start.players, options=dict(options),
         legal_actions=[dict(a) for a in legal], decision_id=decision.decision_id,
         time_left=decision.deadline_seconds,
         _observe=lambda: wire.observation_json(decision.observation), _labels=labels)
