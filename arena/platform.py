@@ -15,10 +15,12 @@ from .supervise import Supervisor
 
 
 def worker_concurrency() -> int:
-    """Matches a worker plays at once (its pool processes): ``PARLOUR_WORKERS``, default 2. More at
-    once on the same cores was not faster (each match cost more CPU: more bot and pool processes
-    waking each other; ``bench/arena.py --concurrency``)."""
-    return int(os.environ.get("PARLOUR_WORKERS", "2"))
+    """Matches a worker plays at once (its pool processes, ~46 MB each): ``PARLOUR_WORKERS``,
+    default 4. Since the worker's main process keeps the instant house bots for all its pool
+    processes (arena.house_bots), more matches at once share their messages: on 2 cores, 4 played
+    ~1.2x the matches of 2, 6 ~1.25x (``bench/arena.py --concurrency``). Real bots think: a fleet
+    for them runs far more (docs/deploy.md)."""
+    return int(os.environ.get("PARLOUR_WORKERS", "4"))
 
 
 def celery_process(kind: str) -> int:
