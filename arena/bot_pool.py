@@ -205,10 +205,11 @@ class SharedBots:
             self.release(bot)
 
     def drop_inherited(self) -> None:
-        """In a process forked from the keeper: close its copies of the bots' inputs."""
+        """In a process forked from the keeper: close its copies of the bots' inputs (the objects
+        stay: the keeper's own copies are not this process's to reap)."""
         for bot in [*self.bots.values(), *self.retiring]:
             try:
-                os.close(bot.process.stdin.fileno())
+                bot.process.stdin.close()
             except (OSError, ValueError):
                 pass
 

@@ -132,7 +132,6 @@ class HouseBots:
         if self.listener is not None:
             self.listener.close()
             self.listener = None
-        self.bots = {}
 
     def close(self) -> None:
         if self.listener is not None:

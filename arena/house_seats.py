@@ -26,9 +26,12 @@ class HouseClient:
         self.lock = threading.Lock()
 
     def request(self, **request: Any) -> dict[str, Any]:
-        with self.lock:
-            self.conn.sendall(json.dumps(request).encode() + b"\n")
-            line = self.reader.readline()
+        try:
+            with self.lock:
+                self.conn.sendall(json.dumps(request).encode() + b"\n")
+                line = self.reader.readline()
+        except OSError as exc:
+            raise ConnectionError(f"the worker's house bots are gone ({exc})") from None
         if not line:
             raise ConnectionError("the worker's house bots are gone")
         reply = json.loads(line)
