@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from .server import RefereeService, Room
 
 PV = wire.PROTOCOL_VERSION
+# what goes to a bot: a message, or a decision kept in parts (serialized by joining them)
+Outgoing = referee_pb2.RefereeMessage | wire.DecisionMessage
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class Pending:
     """The decision a seat is being asked, re-sent to a stream that resumes the seat."""
 
     decision_id: int
-    message: referee_pb2.RefereeMessage
+    message: wire.DecisionMessage
     watch: Stopwatch
     limit: float  # seconds of think time before it is a timeout
 
@@ -88,7 +90,7 @@ class Seat:
             if self.inbox.qsize() <= INBOX_LIMIT:  # wakes a waiting decision
                 self.inbox.put_nowait((time.monotonic(), 0.0, None))
 
-    def send(self, message: referee_pb2.RefereeMessage) -> None:
+    def send(self, message: Outgoing) -> None:
         if self.outbox is not None:
             self.outbox.put_nowait(message)
 
@@ -103,7 +105,7 @@ class Seat:
         self.close(None, grpc.StatusCode.OK, reason)
         self.inbox = asyncio.Queue()
 
-    def hand_over(self, message: referee_pb2.RefereeMessage, lag: LoopLag) -> None:
+    def hand_over(self, message: Outgoing, lag: LoopLag) -> None:
         """``message`` (serialized already) is being handed to the transport: a decision's clock starts."""
         if not message.HasField("decision"):
             return

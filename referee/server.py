@@ -99,22 +99,19 @@ def with_logs(replay_gz: bytes, logs: list[dict]) -> bytes:
     return pack(replay)
 
 
-def decision_message(game: str, request: DecisionRequest,
-                     observation: wire.SeatObservation) -> referee_pb2.RefereeMessage:
-    """A decision's message, built from its parts in one constructor call (a message passed in is
-    copied) plus the part of the observation the seats share, merged in from its bytes
-    (``wire.SeatObservation``, of the seat's read-only observation)."""
-    fields = dict(protocol_version=PV, decision_id=request.decision_id,
-                  legal_actions=[dict(action=wire.action_message(game, a), label=request.label(a))
-                                 for a in request.legal_actions],
-                  deadline_seconds=request.deadline, bank_seconds=request.bank)
+def decision_message(game: str, request: DecisionRequest, observation: wire.SeatObservation) -> wire.DecisionMessage:
+    """A decision's message: its fields built in one constructor call, its observation serialized
+    from its parts (``wire.SeatObservation``, of the seat's read-only observation: the part a
+    window's seats share is spliced in as bytes)."""
+    decision = referee_pb2.Decision(
+        protocol_version=PV, decision_id=request.decision_id,
+        legal_actions=[dict(action=wire.action_message(game, a), label=request.label(a)) for a in request.legal_actions],
+        deadline_seconds=request.deadline, bank_seconds=request.bank)
     try:
-        message = referee_pb2.RefereeMessage(decision=dict(fields, observation=observation.arguments))
+        observed = observation.serialized()
     except Exception:  # a value that does not fit its field: the slow way names it (and raises)
-        return referee_pb2.RefereeMessage(decision=dict(
-            fields, observation=wire.observation_message(game, request.observe())))
-    observation.merge_into(message.decision.observation)
-    return message
+        observed = wire.observation_message(game, request.observe()).SerializeToString()
+    return wire.DecisionMessage(decision, observed)
 
 
 @dataclass

@@ -347,21 +347,60 @@ def observation_messages(game_id: str, views: list[dict[str, Any]],
     return messages
 
 
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def length_delimited(number: int, payload: bytes) -> bytes:
+    """Field ``number`` of a message, holding the serialized message (or bytes) ``payload``, as
+    it is on the wire: a host may assemble a message from parts already serialized."""
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
 @dataclass(frozen=True)
 class SeatObservation:
     """One seat's Observation in two parts, for a host that puts it in a message of its own (a
     decision): the constructor arguments of what is the seat's own, and what every seat's view of
-    that moment shares, serialized once, to merge in (``MergeFromString``: the keys do not
-    overlap, so the merge is their union). Each seat's message then parses the shared part instead
-    of copying it from built messages, several times faster for a Bszzzz table."""
+    that moment shares, serialized once. ``serialized`` joins them as bytes (the keys do not
+    overlap, so the two encodings joined are one game message): a window's table is encoded once
+    and spliced into each seat's message, never parsed back or copied between messages."""
 
-    arguments: dict[str, Any]  # the Observation constructor's: {the game's field: the seat's own keys}
-    field: str  # the game's field in the Observation oneof
+    game_class: type[Message]  # the game's observation message
+    number: int  # its field in the Observation oneof
+    own: dict[str, Any]  # the constructor arguments of the seat's own keys
     shared: bytes  # the game's message holding the keys every view shares, serialized ("" for one view)
 
-    def merge_into(self, observation: referee_pb2.Observation) -> None:
-        if self.shared:
-            getattr(observation, self.field).MergeFromString(self.shared)
+    def serialized(self) -> bytes:
+        """The seat's Observation message, serialized."""
+        return length_delimited(self.number, self.game_class(**self.own).SerializeToString() + self.shared)
+
+
+class DecisionMessage:
+    """A ``RefereeMessage`` holding a decision, kept in two parts and serialized by joining them:
+    the decision's own fields as a message (a resumed seat's deadline is rewritten there) and its
+    observation, serialized once (``SeatObservation.serialized``). It answers what a host asks of
+    a RefereeMessage it sends (``SerializeToString``, ``HasField``, ``decision``);
+    ``referee_pb2.RefereeMessage.FromString`` of its bytes is the whole message."""
+
+    __slots__ = ("decision", "observation")
+    _DECISION = referee_pb2.RefereeMessage.DESCRIPTOR.fields_by_name["decision"].number
+    _OBSERVATION = referee_pb2.Decision.DESCRIPTOR.fields_by_name["observation"].number
+
+    def __init__(self, decision: referee_pb2.Decision, observation: bytes) -> None:
+        self.decision = decision  # without its observation
+        self.observation = observation  # the serialized Observation
+
+    def HasField(self, name: str) -> bool:  # noqa: N802 - a RefereeMessage's
+        return name == "decision"
+
+    def SerializeToString(self) -> bytes:  # noqa: N802 - a RefereeMessage's
+        return length_delimited(self._DECISION, self.decision.SerializeToString()
+                                + length_delimited(self._OBSERVATION, self.observation))
 
 
 def observation_parts(game_id: str, views: list[dict[str, Any]], kept: Elements | None = None) -> list[SeatObservation]:
@@ -383,7 +422,8 @@ def observation_parts(game_id: str, views: list[dict[str, Any]], kept: Elements 
     finally:
         if kept is not None:
             kept.next_step()
-    return [SeatObservation({name: arguments}, name, table) for arguments in own]
+    number = referee_pb2.Observation.DESCRIPTOR.fields_by_name[name].number
+    return [SeatObservation(cls, number, arguments, table) for arguments in own]
 
 
 def _encoded(cls: type[Message], data: dict[str, Any], shared: Parts, kept: Elements | None) -> bytes:

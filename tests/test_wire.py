@@ -76,8 +76,8 @@ def test_views_sharing_a_table_give_the_same_messages(game_id: str) -> None:
 def test_read_only_views_converted_step_after_step_give_the_same_messages(game_id: str) -> None:
     """The referee converts the read-only views of every window with what it kept from the window
     before (``wire.Elements``), each seat's own keys as constructor arguments and the keys every
-    view shares merged in from their encoding (``wire.observation_parts``): the same messages as
-    each seat's fresh view."""
+    view shares joined to them as bytes (``wire.observation_parts``): the same messages as each
+    seat's fresh view."""
     game = GAMES[game_id]
     config = game.configure(max(game.variant(None).player_counts))
     state = game.new_state(config, 6)
@@ -88,11 +88,8 @@ def test_read_only_views_converted_step_after_step_give_the_same_messages(game_i
         _, views = state.read_only_views(spectator=False)
         fresh = [wire.observation_message(game_id, state.observation(s)) for s in range(config.players)]
         assert wire.observation_messages(game_id, views, kept) == fresh
-        merged = []
-        for part in wire.observation_parts(game_id, views, kept_parts):
-            message = referee_pb2.Observation(**part.arguments)
-            part.merge_into(message)
-            merged.append(message)
+        merged = [referee_pb2.Observation.FromString(part.serialized())
+                  for part in wire.observation_parts(game_id, views, kept_parts)]
         assert merged == fresh
         assert [m.SerializeToString(deterministic=True) for m in merged] == [
             m.SerializeToString(deterministic=True) for m in fresh]
