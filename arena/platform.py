@@ -16,11 +16,12 @@ from .supervise import Supervisor
 
 def worker_concurrency() -> int:
     """Matches a worker plays at once (its pool processes, ~46 MB each): ``PARLOUR_WORKERS``,
-    default 4. Since the worker's main process keeps the instant house bots for all its pool
-    processes (arena.house_bots), more matches at once share their messages: on 2 cores, 4 played
-    ~1.2x the matches of 2, 6 ~1.25x (``bench/arena.py --concurrency``). Real bots think: a fleet
-    for them runs far more (docs/deploy.md)."""
-    return int(os.environ.get("PARLOUR_WORKERS", "4"))
+    default 8. Since the worker's main process keeps the instant house bots for all its pool
+    processes (arena.house_bots), more matches at once share their messages: on 2 cores, house
+    bots only, 4 played ~1.2x the matches of 2 and 8 ~1.35x, where the machine's CPU was spent
+    (10: no more; ``bench/arena.py --concurrency``). Real bots think, so a match holds its slot far
+    longer than it uses CPU: a fleet for them runs more (docs/deploy.md)."""
+    return int(os.environ.get("PARLOUR_WORKERS", "8"))
 
 
 def celery_process(kind: str) -> int:

@@ -307,6 +307,17 @@ class Platform:
 ROUND_ROBIN = [f"random#{i}" if i > 1 else "random" for i in range(1, 17)]  # 16 entrants: 240 matches
 
 
+def cpu_figures(cpu: dict[str, float], matches: int, seconds: float, in_process_per_min: float) -> dict:
+    """The CPU a platform match costs, by part; how many cores the platform kept busy while it
+    played (the machine's limit shows here: on 2 cores, near 2 means the rate is CPU-bound); and
+    the match's CPU against the single core an in-process match takes (what the ratio would be on
+    a machine with cores to spare)."""
+    per_match = sum(cpu.values()) / matches
+    return {"cpu_seconds_per_match": {k: round(v / matches, 4) for k, v in cpu.items()},
+            "cores_busy": round(sum(cpu.values()) / seconds, 2),
+            "cpu_cost_ratio": round(per_match / (60 / in_process_per_min), 1)}
+
+
 def bench_road(args) -> dict:
     """Tussie Mussie 2p random vs random, in-process and end to end through the arena (Celery task
     -> referee -> warm house bots -> recorded row), with one and two workers; Bszzzz 4p likewise
@@ -323,7 +334,7 @@ def bench_road(args) -> dict:
         report["workers"][str(workers)] = round(matches / seconds * 60, 1)
         if workers == 1:
             report["platform_per_min"] = report["workers"]["1"]
-            report["cpu_seconds_per_match"] = {k: round(v / matches, 4) for k, v in cpu.items()}
+            report.update(cpu_figures(cpu, matches, seconds, report["in_process_per_min"]))
     report["ratio"] = round(report["platform_per_min"] / report["in_process_per_min"], 4)
     report["two_workers_speedup"] = round(report["workers"]["2"] / report["workers"]["1"], 2)
     bszzzz_in_process = in_process_per_min("bszzzz", 4, 40)
@@ -336,7 +347,7 @@ def bench_road(args) -> dict:
     report["bszzzz_4p"] = {"in_process_per_min": round(bszzzz_in_process, 1),
                            "platform_per_min": round(matches / seconds * 60, 1),
                            "ratio": round(matches / seconds * 60 / bszzzz_in_process, 3),
-                           "cpu_seconds_per_match": {k: round(v / max(matches, 1), 4) for k, v in cpu.items()}}
+                           **cpu_figures(cpu, max(matches, 1), seconds, bszzzz_in_process)}
     report["concurrency_per_worker"] = args.concurrency
     report["database"] = "postgresql" if platform.database else "sqlite"
     return report
@@ -352,10 +363,10 @@ def print_road(report: dict) -> None:
     b = report["bszzzz_4p"]
     print(f"  Bszzzz 4p: in-process {b['in_process_per_min']:.1f}, platform {b['platform_per_min']:.1f}: "
           f"ratio {b['ratio']:.3f} (1/{1 / b['ratio']:.1f})")
-    print("  CPU seconds per match (1 worker): " +
-          ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in report["cpu_seconds_per_match"].items()))
-    print("  Bszzzz 4p CPU seconds per match: " +
-          ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in b["cpu_seconds_per_match"].items()))
+    for name, part in (("Tussie Mussie, 1 worker", report), ("Bszzzz 4p", b)):
+        print(f"  {name}: CPU per match " +
+              ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in part["cpu_seconds_per_match"].items()) +
+              f"; {part['cores_busy']} cores busy; a match costs {part['cpu_cost_ratio']}x the CPU of in-process")
 
 
 def bench_fleet(args) -> dict:
@@ -399,7 +410,7 @@ def main() -> None:
     parser.add_argument("--entrants", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--concurrency", type=int, default=None,
-                        help="Celery processes per worker (default: a worker's own, PARLOUR_WORKERS or 4)")
+                        help="Celery processes per worker (default: a worker's own, PARLOUR_WORKERS or 8)")
     parser.add_argument("--only", choices=[name for name, _, _ in SECTIONS], help="run one section")
     parser.add_argument("--fleet", action="store_true", help="the fleet section only (same as --only fleet)")
     parser.add_argument("--json", action="store_true")
