@@ -16,12 +16,14 @@ from .supervise import Supervisor
 
 def worker_concurrency() -> int:
     """Matches a worker plays at once (its pool processes, ~46 MB each): ``PARLOUR_WORKERS``,
-    default 8. Since the worker's main process keeps the instant house bots for all its pool
-    processes (arena.house_bots), more matches at once share their messages: on 2 cores, house
-    bots only, 4 played ~1.2x the matches of 2 and 8 ~1.35x, where the machine's CPU was spent
-    (10: no more; ``bench/arena.py --concurrency``). Real bots think, so a match holds its slot far
-    longer than it uses CPU: a fleet for them runs more (docs/deploy.md)."""
-    return int(os.environ.get("PARLOUR_WORKERS", "8"))
+    default one per core it may use. A thinking bot (mcts, an upload) is timed by the wall clock
+    and may use up to one core (docs/security.md): more matches than cores at once would share a
+    core among thinking bots. A worker that plays only the instant house bots may take more: since
+    its main process keeps them for all its pool processes (arena.house_bots), more matches at once
+    share their messages; on 2 cores 4 at once played ~1.2x the matches of 2, 8 ~1.35x, where
+    the cores were spent (``bench/arena.py --concurrency``)."""
+    default = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
+    return int(os.environ.get("PARLOUR_WORKERS") or default)
 
 
 def celery_process(kind: str) -> int:
