@@ -10,6 +10,7 @@ import json
 import os
 import socket
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,13 @@ def identity(node: str | None) -> str:
     return f"{node or socket.gethostname()}/{os.getpid()}"
 
 
-def pool_pids() -> list[int]:
-    """This process's children (a Celery worker's pool processes)."""
+def pool_pids(others: Collection[int] = ()) -> list[int]:
+    """This process's children (a Celery worker's pool processes) but ``others`` (the house bots
+    its main process keeps: arena.house_bots)."""
     pids: list[int] = []
     for task in Path(f"/proc/{os.getpid()}/task").glob("*"):
         try:
-            pids += [int(p) for p in (task / "children").read_text().split()]
+            pids += [int(p) for p in (task / "children").read_text().split() if int(p) not in others]
         except OSError:
             continue
     return pids
@@ -52,13 +54,14 @@ def reachable(address: str, timeout: float = 1.0) -> bool:
         return False
 
 
-def beat(node: str, started: float) -> None:
-    """Say this worker is alive (its main process calls this every EVERY seconds)."""
+def beat(node: str, started: float, house_bots: Collection[int] = ()) -> None:
+    """Say this worker is alive (its main process calls this every EVERY seconds; ``house_bots``:
+    the pids of the house bots it keeps, children that are not pool processes)."""
     referee = os.environ.get("REFEREE_ADDRESS", "")
     from bots_sdk.sandbox import support
 
     sandbox = support()  # found once per process: what the website says about uploads comes from here
-    info = {"node": node, "host": socket.gethostname(), "pid": os.getpid(), "pool": pool_pids(),
+    info = {"node": node, "host": socket.gethostname(), "pid": os.getpid(), "pool": pool_pids(house_bots),
             "started": started, "seen": time.time(), "referee": referee,
             "referee_reachable": reachable(referee) if referee else None, "queues": worker_queues(),
             "sandbox": {"runs": sandbox.mode != "refused", "says": sandbox.describe()}}

@@ -16,8 +16,8 @@ namespace: no file to clean up); a pool process sends one JSON line per request 
 - ``{"op": "release", "referee": address, "pid": pid}`` -> ``{}``: that seat's match is over (a
   pool process that dies first releases its seats with its connection).
 
-Only the worker's own pool processes are served (SO_PEERCRED: the peer's parent must be this
-process), so nothing else on the machine — a bot in its sandbox — can hand out seats or retire a
+Only the worker's own pool processes are served (SO_PEERCRED: the peer must be one of this
+process's children, ``heartbeats.pool_pids``, and none of its house bots), so nothing else on the machine — a bot in its sandbox — can hand out seats or retire a
 process. Where no main process listens (a runner outside a Celery worker, a test's pool), a pool
 process keeps its own shared house bots instead (``bot_pool.BotPool``).
 """
@@ -33,18 +33,10 @@ from collections import Counter
 from typing import Any
 
 from .bot_pool import BotKey, SharedBots
+from .heartbeats import pool_pids
 from .house_seats import socket_name
 
 log = logging.getLogger("parlour.arena")
-
-
-def parent_of(pid: int) -> int:
-    """The parent pid of a process (0 if it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return int(stat.read().rsplit(b")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return 0
 
 
 def peer_pid(conn: socket.socket) -> int:
@@ -82,7 +74,7 @@ class HouseBots:
         """One pool process's requests, until it closes (or dies: its seats are released then)."""
         held: Counter[tuple[str, int]] = Counter()  # (referee, pid) -> seats handed out and not released
         with conn:
-            if parent_of(peer_pid(conn)) != os.getpid():
+            if peer_pid(conn) not in pool_pids(self.pids()):
                 return
             try:
                 for line in conn.makefile("rb"):
@@ -116,6 +108,11 @@ class HouseBots:
                 bots.release_pid(request["pid"])
             return {}
         raise ValueError(f"unknown request {request['op']!r}")
+
+    def pids(self) -> set[int]:
+        """The house bot processes this worker keeps (its children that are no pool processes)."""
+        with self.lock:
+            return {pid for bots in self.bots.values() for pid in bots.pids()}
 
     def shared(self, referee: str) -> SharedBots:
         with self.lock:
