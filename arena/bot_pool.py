@@ -129,7 +129,8 @@ class WarmBot:
                 or time.monotonic() - self.started >= SANDBOX_REUSE_MINUTES * 60)
 
     def end_input(self) -> None:
-        """No more seats: the process finishes those it has, then exits (a shared house bot)."""
+        """Close this process's end of the bot's input: no more seats (the bot finishes those it
+        has, then exits)."""
         try:
             self.process.stdin.close()
         except OSError:
@@ -143,10 +144,7 @@ class WarmBot:
             report = self.sandbox.close()
             sandbox_reaper.forget(self.sandbox.name)
             return sandbox_report_lines(report, self.sandbox.limits)
-        try:
-            self.process.stdin.close()
-        except OSError:
-            pass
+        self.end_input()
         try:
             self.process.wait(1.0)
         except subprocess.TimeoutExpired:
@@ -204,14 +202,15 @@ class SharedBots:
         if bot is not None:
             self.release(bot)
 
+    def pids(self) -> list[int]:
+        with self.lock:
+            return [bot.pid for bot in [*self.bots.values(), *self.retiring]]
+
     def drop_inherited(self) -> None:
         """In a process forked from the keeper: close its copies of the bots' inputs (the objects
         stay: the keeper's own copies are not this process's to reap)."""
         for bot in [*self.bots.values(), *self.retiring]:
-            try:
-                bot.process.stdin.close()
-            except (OSError, ValueError):
-                pass
+            bot.end_input()
 
     def close(self) -> None:
         with self.lock:
