@@ -312,10 +312,10 @@ def cpu_figures(cpu: dict[str, float], matches: int, seconds: float, in_process_
     played (the machine's limit shows here: on 2 cores, near 2 means the rate is CPU-bound); and
     the match's CPU against the single core an in-process match takes (what the ratio would be on
     a machine with cores to spare)."""
-    per_match = sum(cpu.values()) / matches
+    total = sum(cpu.values())
     return {"cpu_seconds_per_match": {k: round(v / matches, 4) for k, v in cpu.items()},
-            "cores_busy": round(sum(cpu.values()) / seconds, 2),
-            "cpu_cost_ratio": round(per_match / (60 / in_process_per_min), 1)}
+            "cores_busy": round(total / seconds, 2),
+            "cpu_cost_ratio": round(total / matches / (60 / in_process_per_min), 1)}
 
 
 def bench_road(args) -> dict:

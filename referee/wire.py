@@ -8,8 +8,8 @@ between an engine and its .proto fails loudly (the round-trip tests run every ga
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
