@@ -9,9 +9,10 @@ from bots_sdk.sandbox import SandboxUnavailable
 
 from . import lifecycle
 from .aftermath import finish
+from .cores import core_for
 from .models import Match
 from .recording import record
-from .runner import play
+from .runner import play, seat_plan
 
 log = logging.getLogger("parlour.arena")
 
@@ -24,7 +25,11 @@ def play_once(match_id: int, worker: str) -> str:
         return "not scheduled"
     recorded: Match | bool | None
     try:
-        recorded = record(match_id, play(match))
+        plan = seat_plan(match)
+        # a bot that thinks on this machine waits for a core of its own (arena.cores), held until
+        # the match is recorded: a match's play never overlaps the next one's on that core
+        with core_for(any(p.thinks_here for p in plan), lambda: lifecycle.renew_claim(match_id, match.attempts)):
+            recorded = record(match_id, play(match, plan))
     except SandboxUnavailable as exc:  # the operator's switch or the machine: retrying cannot help
         log.warning("match %s not played: %s", match.key, exc)
         recorded = record(match_id, None, f"uploaded bots cannot run on this worker: {str(exc)[:300]}")

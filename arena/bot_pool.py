@@ -33,7 +33,10 @@ Settings (environment, read at start-up):
   before it is replaced;
 - ``PARLOUR_SANDBOX_REUSE_MINUTES`` (default 10): minutes a sandbox lives before it is replaced;
 - ``PARLOUR_HOUSE_REUSE_MATCHES`` (default 2000): the same for a house bot's process (for a
-  shared one: seats).
+  shared one: seats);
+- ``PARLOUR_IDLE_BOTS`` (default 4): idle one-seat bots a pool process keeps between matches (a
+  worker has several pool processes per core, arena.platform); past it, and past its reuse
+  minutes, the longest idle is stopped.
 """
 from __future__ import annotations
 
@@ -53,6 +56,7 @@ from .house_seats import HousedBot, house_client
 SANDBOX_REUSE_MATCHES = int(os.environ.get("PARLOUR_SANDBOX_REUSE_MATCHES", 25))
 SANDBOX_REUSE_MINUTES = float(os.environ.get("PARLOUR_SANDBOX_REUSE_MINUTES", 10))
 HOUSE_REUSE_MATCHES = int(os.environ.get("PARLOUR_HOUSE_REUSE_MATCHES", 2000))
+IDLE_BOTS = int(os.environ.get("PARLOUR_IDLE_BOTS", 4))
 # house bots that decide in microseconds: one process plays all their seats at once
 INSTANT_HOUSE_BOTS = frozenset({"random", "greedy"})
 
@@ -82,6 +86,7 @@ class WarmBot:
         self.matches = 0  # handed out (a shared process: seats)
         self.in_play = 0  # a shared process: seats handed out and not handed back yet
         self.retired = False  # a shared process: takes no more seats
+        self.idle_since = 0.0  # a one-seat bot: when it was last handed back clean
         self.sandbox = None
         if key.sandboxed:
             from bots_sdk.sandbox import Sandbox
@@ -267,11 +272,26 @@ class BotPool:
             self.shared.release(bot)
             return []
         if seat is not None and clean(seat) and bot.alive() and not bot.worn_out():
+            bot.idle_since = time.monotonic()
             with self.lock:
                 self.idle.setdefault(bot.key, []).append(bot)
+                stale = self.take_stale()
+            for old in stale:
+                old.close()
             return []
         lines = bot.close()
         return lines if seat is None or not clean(seat) else []
+
+    def take_stale(self) -> list[WarmBot]:
+        """The idle bots to stop (under the lock): those past their reuse limits, and the longest
+        idle beyond ``IDLE_BOTS``."""
+        kept = sorted((bot for bots in self.idle.values() for bot in bots), key=lambda b: b.idle_since)
+        stale = [bot for bot in kept if bot.worn_out()]
+        kept = [bot for bot in kept if not bot.worn_out()]
+        stale += kept[:max(0, len(kept) - IDLE_BOTS)]
+        for bot in stale:
+            self.idle[bot.key].remove(bot)
+        return stale
 
     def close(self) -> None:
         with self.lock:

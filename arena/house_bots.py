@@ -14,7 +14,10 @@ namespace: no file to clean up); a pool process sends one JSON line per request 
   the spec's process (started, retired and replaced as ``bot_pool.SharedBots`` does) is handed the
   seat;
 - ``{"op": "release", "referee": address, "pid": pid}`` -> ``{}``: that seat's match is over (a
-  pool process that dies first releases its seats with its connection).
+  pool process that dies first releases its seats with its connection);
+- ``{"op": "core", "wait": seconds}`` -> ``{"granted": bool}`` and ``{"op": "core_free"}`` -> ``{}``:
+  one of the worker's cores for a match with a thinking bot (arena.cores), freed by the same
+  connection or with its end.
 
 Only the worker's own pool processes are served (SO_PEERCRED: the peer must be one of this
 process's children, ``heartbeats.pool_pids``, and none of its house bots), so nothing else on the machine — a bot in its sandbox — can hand out seats or retire a
@@ -33,6 +36,7 @@ from collections import Counter
 from typing import Any
 
 from .bot_pool import BotKey, SharedBots
+from .cores import Cores
 from .heartbeats import pool_pids
 from .house_seats import socket_name
 
@@ -51,6 +55,7 @@ class HouseBots:
         self.bots: dict[str, SharedBots] = {}  # by referee address
         self.lock = threading.Lock()
         self.listener: socket.socket | None = None
+        self.cores = Cores()
 
     def start(self) -> None:
         """Listen (where the platform has SO_PEERCRED: Linux; elsewhere pool processes keep their own)."""
@@ -72,7 +77,8 @@ class HouseBots:
 
     def serve(self, conn: socket.socket) -> None:
         """One pool process's requests, until it closes (or dies: its seats are released then)."""
-        held: Counter[tuple[str, int]] = Counter()  # (referee, pid) -> seats handed out and not released
+        held: Counter[tuple[str, int] | str] = Counter()  # (referee, pid) -> seats handed out and not
+        # released; "cores" -> cores taken and not freed
         with conn:
             if peer_pid(conn) not in pool_pids(self.pids()):
                 return
@@ -86,11 +92,22 @@ class HouseBots:
             except OSError:
                 pass
             finally:
+                for _ in range(held.pop("cores", 0)):
+                    self.cores.give()
                 for (referee, pid), count in held.items():
                     for _ in range(count):
                         self.shared(referee).release_pid(pid)
 
     def handle(self, request: dict[str, Any], held: Counter) -> dict[str, Any]:
+        if request["op"] == "core":
+            granted = self.cores.take(float(request["wait"]))
+            held["cores"] += granted
+            return {"granted": granted}
+        if request["op"] == "core_free":
+            if held["cores"] > 0:  # a pool process frees only what it was given
+                held["cores"] -= 1
+                self.cores.give()
+            return {}
         bots = self.shared(request["referee"])
         if request["op"] == "seat":
             bot = bots.acquire(BotKey(request["spec"], sandboxed=False))
@@ -132,7 +149,12 @@ class HouseBots:
 
     def close(self) -> None:
         if self.listener is not None:
+            try:  # wakes the accepting thread (a close alone leaves the name bound while it waits)
+                self.listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             self.listener.close()
+            self.listener = None
         with self.lock:
             bots, self.bots = list(self.bots.values()), {}
         for one in bots:

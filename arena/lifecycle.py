@@ -3,6 +3,7 @@ the platform failed it, aborted unplayed only at a documented cap.
 
 - ``claim``: a scheduled match becomes ``running`` for one numbered attempt (a fencing token). A
   duplicate or redelivered task finds it claimed, or recorded, and does nothing.
+- ``renew_claim``: an attempt waiting for a core (arena.cores) restarts the match's clock.
 - ``hand_back``: the platform failed the attempt (the referee unreachable, the worker gone, the
   queue lost): the match is ``scheduled`` again and its task re-sent after a back-off that doubles
   with each failure (``PARLOUR_RETRY_FIRST_DELAY`` s, up to ``PARLOUR_RETRY_MAX_DELAY`` s). Only
@@ -48,6 +49,13 @@ def claim(match_id: int, worker: str) -> Match | None:
         if not claimed:
             return None
         return Match.objects.get(pk=match_id)
+
+
+def renew_claim(match_id: int, attempt: int) -> bool:
+    """The attempt still holds the match and its clock starts again now (it waited for a core,
+    arena.cores: the wait is not play the reconciler should time). False when it was taken."""
+    return bool(Match.objects.filter(pk=match_id, status=Match.RUNNING, attempts=attempt)
+                .update(started=timezone.now()))
 
 
 def hand_back(match_id: int, attempt: int, reason: str) -> bool:

@@ -15,15 +15,14 @@ from .supervise import Supervisor
 
 
 def worker_concurrency() -> int:
-    """Matches a worker plays at once (its pool processes, ~46 MB each): ``PARLOUR_WORKERS``,
-    default one per core it may use. A thinking bot (mcts, an upload) is timed by the wall clock
-    and may use up to one core (docs/security.md): more matches than cores at once would share a
-    core among thinking bots. A worker that plays only the instant house bots may take more: since
-    its main process keeps them for all its pool processes (arena.house_bots), more matches at once
-    share their messages; on 2 cores 4 at once played ~1.2x the matches of 2, 8 ~1.35x, where
-    the cores were spent (``bench/arena.py --concurrency``)."""
-    default = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
-    return int(os.environ.get("PARLOUR_WORKERS") or default)
+    """Matches a worker plays at once (its pool processes, ~46 MB and a database connection
+    each): ``PARLOUR_WORKERS``, default four per core it may use. A match mostly waits (for the
+    referee, its bots, the database), so more matches than cores keep the cores busy: on 2 cores,
+    with the instant house bots, 4 at once played ~1.2x the matches of 2, 8 ~1.35x
+    (``bench/arena.py --concurrency``). Matches whose bots think on this machine (uploads, mcts)
+    still play one per core at most: they wait for one of the worker's cores (arena.cores)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
+    return int(os.environ.get("PARLOUR_WORKERS") or 4 * cores)
 
 
 def celery_process(kind: str) -> int:

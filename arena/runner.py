@@ -82,6 +82,12 @@ class SeatPlan:
     bot: BotKey | None  # a local bot (house or uploaded); None for a remote bot
     remote_bot: str = ""  # the remote bot's id on the referee ("bot-<pk>")
 
+    @property
+    def thinks_here(self) -> bool:
+        """A bot that may think on this machine (an upload, mcts): not an instant house bot, nor a
+        remote bot (it thinks on its author's machine)."""
+        return self.bot is not None and not self.bot.shared
+
 
 def seat_plan(match: Match) -> list[SeatPlan]:
     plan = []
@@ -115,10 +121,10 @@ def replay_file(match: Match) -> Path:
     return Path(settings.REPLAY_DIR) / f"{match.key.replace('/', '_')}.replay.json.gz"
 
 
-def play(match: Match) -> PlayedMatch:
+def play(match: Match, plan: list[SeatPlan] | None = None) -> PlayedMatch:
     """Play the match on the referee and bring back its outcome (raises when the platform
-    failed: the referee unreachable, a sandbox refused)."""
-    plan = seat_plan(match)
+    failed: the referee unreachable, a sandbox refused). ``plan``: its seats, if read already."""
+    plan = seat_plan(match) if plan is None else plan
     if any(p.bot and p.bot.sandboxed for p in plan):
         from bots_sdk.sandbox import SandboxUnavailable, support
 

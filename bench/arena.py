@@ -321,7 +321,8 @@ def cpu_figures(cpu: dict[str, float], matches: int, seconds: float, in_process_
 def bench_road(args) -> dict:
     """Tussie Mussie 2p random vs random, in-process and end to end through the arena (Celery task
     -> referee -> warm house bots -> recorded row), with one and two workers; Bszzzz 4p likewise
-    with one worker. Every figure from this one run."""
+    with one worker (a Swiss of 32 at tables of 4, two rounds: 16 matches). Every figure from this
+    one run."""
     report: dict = {"in_process_per_min": round(in_process_per_min("tussie-mussie", 2, 2000), 1)}
     report["workers"] = {}
     for workers in (1, 2):
@@ -340,7 +341,10 @@ def bench_road(args) -> dict:
     bszzzz_in_process = in_process_per_min("bszzzz", 4, 40)
     platform = Platform(1, concurrency=args.concurrency)
     try:
-        matches, seconds, cpu = platform.tournament("bszzzz", [f"random#{i}" if i > 1 else "random" for i in range(1, 9)],
+        # 32 entrants: 8 tables a round, so the worker has matches to play side by side (at 8
+        # entrants, 2 tables a round, the Swiss itself held the rate down)
+        platform.tournament("bszzzz", ["random", "random#2", "random#3", "random#4"], 4, rounds=1)  # warms up
+        matches, seconds, cpu = platform.tournament("bszzzz", [f"random#{i}" if i > 1 else "random" for i in range(1, 33)],
                                                     4, rounds=2)
     finally:
         platform.close()

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from .faults import FaultPolicy
 from .games import GameState, get_game
 from .games.seeding import stream
@@ -340,9 +342,13 @@ def assemble_replay(header: dict, log: list[dict], bot_logs: list[dict], expecte
 def packed_replay(header: dict, log: list[dict], bot_logs: list[dict], expected: dict,
                   public_frames: list[dict] | None = None) -> bytes:
     """The replay, gzipped: what a referee stores and hands over (run in a process of its own)."""
-    replay = assemble_replay(header, log, bot_logs, expected, public_frames)
-    # no check for cycles (a tenth of the time): views are trees, or share parts (read-only views)
-    return gzipped(json.dumps(replay, separators=(",", ":"), check_circular=False).encode())
+    return gzipped(replay_json(assemble_replay(header, log, bot_logs, expected, public_frames)))
+
+
+def replay_json(replay: dict[str, Any]) -> bytes:
+    """A replay as compact JSON (UTF-8). orjson: a 4-player Bszzzz! replay's 8 MB in a third of
+    the standard library's time (the largest part of its packing after the re-simulation)."""
+    return orjson.dumps(replay, option=orjson.OPT_NON_STR_KEYS)
 
 
 # zlib's default level: a 4-player Bszzzz! replay (8.6 MB of JSON) compresses in half the time of
@@ -362,8 +368,7 @@ def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, A
 
 
 def write_replay(path: str | Path, replay: dict[str, Any]) -> None:
-    data = json.dumps(replay, separators=(",", ":")).encode()
-    Path(path).write_bytes(gzipped(data))
+    Path(path).write_bytes(gzipped(replay_json(replay)))
 
 
 def read_replay(path: str | Path) -> dict[str, Any]:

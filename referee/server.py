@@ -36,7 +36,7 @@ from .limits import (CALLS_PER_PEER, HELLO_TIMEOUT, INBOX_LIMIT, SERVER_OPTIONS,
                      is_remote_peer, peer_of, version_error)
 from .match import DecisionRequest, Match, Reply
 from .presence import NoPresence, Presence, keep_presence, load_presence, tell
-from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, gzipped, packed_replay, replay_parts
+from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, gzipped, packed_replay, replay_json, replay_parts
 from .seats import Close, Outbox, Pending, Seat, SlotStream
 from .timecontrol import TimeControl
 from .tokens import RECHECK_SECONDS, Verifier, load_verifier
@@ -90,7 +90,7 @@ def exit_with_referee(referee: int) -> None:
 
 
 def pack(replay: dict) -> bytes:
-    return gzipped(json.dumps(replay, separators=(",", ":")).encode())
+    return gzipped(replay_json(replay))
 
 
 def with_logs(replay_gz: bytes, logs: list[dict]) -> bytes:

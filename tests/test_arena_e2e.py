@@ -249,11 +249,23 @@ def house_processes(worker: int) -> list[tuple[int, list[str]]]:
     return found
 
 
+def play_spans(p: Platform, tournament: int) -> list[tuple[str, str]]:
+    """(started, finished) of a tournament's matches, as the database keeps them."""
+    return database_rows(p, "SELECT started, finished FROM arena_match WHERE tournament_id=? ORDER BY started",
+                         tournament)
+
+
+def overlapping(spans: list[tuple[str, str]]) -> bool:
+    return any(b[0] < a[1] for a, b in zip(spans, spans[1:]))
+
+
 def test_instant_house_bots_play_all_their_seats_from_one_process(platform) -> None:
-    """The real road with two pool processes: a round robin of four randoms, then a Bszzzz table
-    of four randoms, every seat of both played by the same one ``serve-seats --many`` process,
-    which the worker's main process keeps for both pool processes (arena.house_bots)."""
-    p = platform("sqlite")
+    """The real road with two pool processes and ONE core for thinking matches: a round robin of
+    four randoms, then a Bszzzz table of four randoms, every seat of both played by the same one
+    ``serve-seats --many`` process, which the worker's main process keeps for both pool processes
+    (arena.house_bots), and matches played side by side; then a round robin with mcts (a bot that
+    thinks here), its matches one at a time (arena.cores)."""
+    p = platform("sqlite", PARLOUR_THINKING_MATCHES="1")
     worker = p.start_worker()  # PARLOUR_WORKERS=2: two pool processes
     p.arena("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2", "--seed", "1",
             "--bots", "random,random#2,random#3,random#4")
@@ -270,7 +282,19 @@ def test_instant_house_bots_play_all_their_seats_from_one_process(platform) -> N
     assert psutil.Process(after_two[0][0]).ppid() == worker.pid, "kept by the worker's main process"
     players = {row[0].rsplit("/", 1)[1] for row in database_rows(p, "SELECT worker FROM arena_match")}
     assert len(players) == 2, "both pool processes played (their matches' seats went to the one process)"
-    for number, seats in (("1", 2), ("2", 4)):
+    assert overlapping(play_spans(p, 1)), "house bots' matches take no core: two were played at once"
+    p.arena("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2", "--seed", "3",
+            "--bots", "mcts,mcts#2,random,random#2")
+    p.arena("tournament", "run", "3")
+    spans = play_spans(p, 3)
+    thinking = [span for span, labels in zip(spans, database_rows(
+        p, "SELECT group_concat(e.label) FROM arena_match m JOIN arena_matchseat s ON s.match_id = m.id "
+           "JOIN arena_entry e ON e.id = s.entry_id WHERE m.tournament_id=3 GROUP BY m.id ORDER BY m.started"))
+        if "mcts" in labels[0]]
+    # a double round robin of four: 12 matches, 10 of them with an mcts seat
+    assert len(spans) == 12 and len(thinking) == 10
+    assert not overlapping(thinking), "matches with mcts: one core, one at a time"
+    for number, seats in (("1", 2), ("2", 4), ("3", 2)):
         export = json.loads(p.arena("tournament", "standings", number, "--json").stdout)
         assert export["matches"] and all(m["status"] == "finished" for m in export["matches"])
         assert all(len(m["seats"]) == seats and all(s["status"] == "ok" for s in m["seats"])

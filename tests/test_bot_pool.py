@@ -164,3 +164,82 @@ def test_a_workers_house_bots_serve_its_pool_processes_only(referee) -> None:
         assert "the worker's house bots are gone" in refused.stderr
     finally:
         house.close()
+
+
+def test_a_worker_hands_out_its_cores_for_thinking_matches_one_each(monkeypatch) -> None:
+    """arena.cores, as a worker's main process hands them out: with one core, a pool process
+    holding it leaves the next one waiting (not granted within its wait) until it frees the core,
+    and a pool process that dies holding one gives it back with its connection."""
+    import subprocess
+    import sys
+
+    from arena.house_bots import HouseBots
+
+    monkeypatch.setenv("PARLOUR_THINKING_MATCHES", "1")
+    root = Path(__file__).resolve().parents[1]
+    house = HouseBots()
+    house.start()
+    # each child: take a core (waiting up to argv[1] s), print whether it was granted, then hold it
+    # argv[2] s and free it ("free") or exit holding it ("die")
+    take = ("import sys, time; from arena.house_seats import house_client; c = house_client(); "
+            "g = c.request(op='core', wait=float(sys.argv[1]))['granted']; print(g, flush=True); "
+            "time.sleep(float(sys.argv[2])); "
+            "sys.argv[3] == 'free' and g and c.request(op='core_free')")
+
+    def child(wait: float, hold: float, end: str) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-c", take, str(wait), str(hold), end], cwd=root,
+                                stdout=subprocess.PIPE, text=True)
+
+    try:
+        holder = child(0, 3, "free")
+        assert holder.stdout.readline().strip() == "True"
+        refused = child(0.5, 0, "free")
+        assert refused.stdout.readline().strip() == "False"  # the one core is taken
+        waiter = child(30, 0, "free")
+        assert waiter.stdout.readline().strip() == "True"  # granted once the holder freed it
+        assert holder.wait(30) == 0 and refused.wait(30) == 0 and waiter.wait(30) == 0
+        dying = child(0, 0, "die")
+        assert dying.stdout.readline().strip() == "True"
+        assert dying.wait(30) == 0
+        after = child(30, 0, "free")
+        assert after.stdout.readline().strip() == "True"  # the dead one's core came back
+        assert after.wait(30) == 0
+    finally:
+        house.close()
+
+
+def test_a_pool_process_keeps_a_few_idle_bots_and_stops_the_longest_idle(monkeypatch) -> None:
+    """PARLOUR_IDLE_BOTS: past it the longest idle one-seat bot is stopped, and an idle bot past its
+    reuse limits is stopped at the next hand-back (a pool process holds no sandbox forever)."""
+    from types import SimpleNamespace
+
+    from referee.client import SeatOutcome
+
+    class Idle(bot_pool.WarmBot):
+        def __init__(self, name: str) -> None:  # no process: what the pool reads of one
+            self.key, self.name, self.matches, self.started, self.sandbox = BotKey(name, sandboxed=True), name, 1, 0.0, object()
+            self.closed, self.idle_since = False, 0.0
+
+        def alive(self) -> bool:
+            return True
+
+        def worn_out(self) -> bool:
+            return self.name == "old"
+
+        def close(self) -> list[str]:
+            self.closed = True
+            return []
+
+    monkeypatch.setattr(bot_pool, "IDLE_BOTS", 2)
+    pool = BotPool(SimpleNamespace(address="referee:1"))
+    clean = SeatOutcome(score=0.0, rank=1, status="ok", fault_counts={})
+    a, b, c = Idle("a"), Idle("b"), Idle("c")
+    for bot in (a, b, c):
+        pool.release(bot, clean)
+    assert (a.closed, b.closed, c.closed) == (True, False, False)
+    assert pool.idle == {a.key: [], b.key: [b], c.key: [c]}
+    old = Idle("b")
+    pool.idle[b.key].append(old)
+    old.name = "old"  # aged past its reuse minutes while idle
+    pool.release(Idle("d"), clean)
+    assert old.closed and b.closed and not c.closed  # the aged one, then the longest idle beyond 2

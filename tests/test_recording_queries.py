@@ -29,16 +29,14 @@ def finished(ranks: list[int]) -> PlayedMatch:
 
 @pytest.fixture
 def played(monkeypatch):
-    """The worker's road with the referee's part replaced by a result: play() reads the seat plan
-    as it does on the platform, then returns the outcome given."""
-    from arena import runner
-
+    """The worker's road with the referee's part replaced by a result (the attempt reads the seat
+    plan as it does on the platform, then play() returns the outcome given)."""
     monkeypatch.setattr("arena.tournaments.enqueue_matches", lambda ids: None)
     monkeypatch.setattr("arena.aftermath.live.recorded", lambda match_id, status: None)  # Redis: not the database's
     outcomes: list[PlayedMatch] = []
 
-    def play(match: Match) -> PlayedMatch:
-        runner.seat_plan(match)
+    def play(match: Match, plan: list) -> PlayedMatch:
+        assert [p.seat for p in plan] == [0, 1]
         return outcomes.pop(0)
 
     monkeypatch.setattr(attempt, "play", play)
