@@ -291,7 +291,9 @@ def seat_entries(names: list[str], config_seats: tuple[dict, ...], versions: lis
 
 def replay_parts(match: Match, versions: list[str] | None = None) -> tuple[dict, list[dict], list[dict], dict]:
     """What a finished match's replay is made from, as plain data (picklable: a host may build the
-    replay in another process): the header, the log, the bots' log lines and the expected result."""
+    replay in another process): the header, the log, the bots' log lines and the expected result.
+    The log is the match's own entries (a host pickles them as they are: copying a Bszzzz! log of
+    ~2,800 entries cost its referee more than sending it); ``build_replay`` copies them."""
     if not match.finished:
         raise ReplayError("a replay is published only once the match is over")
     header = {
@@ -307,8 +309,7 @@ def replay_parts(match: Match, versions: list[str] | None = None) -> tuple[dict,
         "seed": match.seed,
         "bot_seeds": list(match.bot_seeds),  # each seat's own seed (keyed on the platform)
     }
-    log = [{**entry, "action": dict(entry["action"])} for entry in match.log]  # actions are flat JSON
-    return header, log, bot_log_steps(match), json.loads(json.dumps(match.result()))
+    return header, match.log, bot_log_steps(match), json.loads(json.dumps(match.result()))
 
 
 def bot_log_steps(match: Match) -> list[dict]:
@@ -345,8 +346,8 @@ def packed_replay(header: dict, log: list[dict], bot_logs: list[dict], expected:
     return gzipped(replay_json(assemble_replay(header, log, bot_logs, expected, public_frames)))
 
 
-def replay_json(replay: dict[str, Any]) -> bytes:
-    """A replay as compact JSON (UTF-8). orjson: a 4-player Bszzzz! replay's 8 MB in a third of
+def replay_json(replay: Any) -> bytes:
+    """A replay (or a part of one: a frame) as compact JSON (UTF-8). orjson: a 4-player Bszzzz! replay's 8 MB in a third of
     the standard library's time (the largest part of its packing after the re-simulation)."""
     return orjson.dumps(replay, option=orjson.OPT_NON_STR_KEYS)
 
@@ -363,8 +364,10 @@ def gzipped(data: bytes) -> bytes:
 
 
 def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, Any]:
-    """The replay of a finished match."""
-    return assemble_replay(*replay_parts(match, versions))
+    """The replay of a finished match (its own copy of the log: a caller may change it)."""
+    header, log, bot_logs, expected = replay_parts(match, versions)
+    log = [{**entry, "action": dict(entry["action"])} for entry in log]  # actions are flat JSON
+    return assemble_replay(header, log, bot_logs, expected)
 
 
 def write_replay(path: str | Path, replay: dict[str, Any]) -> None:

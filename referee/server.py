@@ -105,7 +105,7 @@ def decision_message(game: str, request: DecisionRequest, observation: wire.Seat
     window's seats share is spliced in as bytes)."""
     decision = referee_pb2.Decision(
         protocol_version=PV, decision_id=request.decision_id,
-        legal_actions=[dict(action=wire.action_message(game, a), label=request.label(a)) for a in request.legal_actions],
+        legal_actions=[wire.legal_action(game, a, request.label(a)) for a in request.legal_actions],
         deadline_seconds=request.deadline, bank_seconds=request.bank)
     try:
         observed = observation.serialized()
@@ -774,7 +774,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             changed = room.changed  # taken before looking, so no change between is missed
             frames = room.follow_frames.frames if room.follow_frames is not None else []
             if len(frames) > sent:
-                batch = [json.dumps(frame, separators=(",", ":")) for frame in frames[sent:]]
+                batch = [replay_json(frame).decode() for frame in frames[sent:]]  # the replay's own frames
                 yield referee_pb2.MatchProgress(protocol_version=PV, first_step=sent, frames=batch)
                 sent += len(batch)
             if room.finished:

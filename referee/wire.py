@@ -454,6 +454,28 @@ def action_message(game_id: str, action: dict[str, Any]) -> referee_pb2.Action:
     return build(referee_pb2.Action, game_id, action, "action")
 
 
+# the same actions are offered decision after decision (a Bszzzz! hand's cards in every window): each
+# offer's message is built once per process; actions with a list inside are not hashable, so built
+# each time
+_LEGAL_ACTIONS: dict[tuple, referee_pb2.LegalAction] = {}
+LEGAL_ACTIONS_KEPT = 50_000
+
+
+def legal_action(game_id: str, action: dict[str, Any], label: str) -> referee_pb2.LegalAction:
+    """A decision's offer of ``action`` with its ``label``, as a message; the same message object
+    for the same offer (a constructor given it copies it: never change it in place)."""
+    try:
+        key = (game_id, label, *action.items())
+        hit = _LEGAL_ACTIONS.get(key)
+    except TypeError:
+        return referee_pb2.LegalAction(action=action_message(game_id, action), label=label)
+    if hit is None:
+        if len(_LEGAL_ACTIONS) >= LEGAL_ACTIONS_KEPT:
+            _LEGAL_ACTIONS.clear()
+        hit = _LEGAL_ACTIONS[key] = referee_pb2.LegalAction(action=action_message(game_id, action), label=label)
+    return hit
+
+
 def action_json(message: referee_pb2.Action) -> dict[str, Any]:
     which = message.WhichOneof("game")
     if which is None:

@@ -106,3 +106,26 @@ def test_drift_between_engine_and_proto_fails_loudly() -> None:
     view["stack_size"] = "ten"
     with pytest.raises(wire.WireError, match="stack_size: 'ten' does not fit"):
         wire.observation_message("tussie-mussie", view)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_an_offer_is_built_once_and_reads_back_as_the_action_and_label_offered(game_id: str) -> None:
+    """``wire.legal_action``: the referee's offers, each built once per process and reused in every
+    decision that offers it again, read back as exactly the action and label offered (never
+    another seat's or another game's with the same fields)."""
+    game = GAMES[game_id]
+    for config in configs(game_id):
+        state = game.new_state(config, 3)
+        rng = random.Random(3)
+        for _ in range(60):
+            if state.is_terminal():
+                break
+            for seat in state.to_move():
+                for action in state.legal_actions(seat):
+                    label = state.action_label(seat, action)
+                    offer = wire.legal_action(game_id, action, label)
+                    again = referee_pb2.LegalAction.FromString(offer.SerializeToString())
+                    assert (wire.action_json(again.action), again.label) == (action, label)
+                    assert wire.legal_action(game_id, dict(action), label) is offer
+                    assert wire.legal_action(game_id, action, label + " (again)") is not offer
+            step(state, rng)
