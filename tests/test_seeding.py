@@ -26,6 +26,11 @@ def test_a_shuffle_is_a_permutation_that_only_the_seed_and_labels_decide() -> No
     others = {tuple(Draws(*args).shuffled(CARDS)) for args in [(8, "deal", 2), (7, "deal", 3), (7, "apprentice", 2)]}
     assert len(others | {tuple(deal)}) == 4
     assert Draws(7, "deal", 2).sample(CARDS, 12) == deal[:12]
+    # a one-item sample is read as the smallest key, not by a sort: still the shuffle's first
+    for seed in range(300):
+        for items in (CARDS, CARDS[:4], "ab"):
+            assert Draws(seed, "apprentice", 1).sample(items, 1) == Draws(seed, "apprentice", 1).shuffled(items)[:1]
+    assert Draws(7, "deal", 2).sample([], 1) == []
 
 
 def test_shuffles_are_uniform_enough() -> None:

@@ -15,7 +15,6 @@ import os
 import random
 import struct
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -65,7 +64,8 @@ class Draws:
         """The next draw: ``count`` independent random 64-bit integers."""
         text = f"{self.prefix}\x1f{self.drawn}"
         self.drawn += 1
-        return _unpacker(count).unpack(hashlib.shake_128(text.encode()).digest(8 * count))
+        unpacker = _UNPACKERS.get(count) or _unpacker(count)
+        return unpacker.unpack(_shake_128(text.encode()).digest(8 * count))
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
         """A shuffled copy of ``items``: sorted by random keys (two equal keys, which would keep
@@ -75,12 +75,19 @@ class Draws:
 
     def sample(self, items: Sequence[T], count: int) -> list[T]:
         """``count`` of ``items`` in a random order (the start of a shuffle)."""
+        if count == 1 and items:  # the shuffle's first: the smallest key (min keeps the first of equals)
+            keys = self.keys(len(items))
+            return [items[min(range(len(items)), key=keys.__getitem__)]]
         return self.shuffled(items)[:count]
 
 
-@lru_cache(maxsize=None)
+_shake_128 = hashlib.shake_128
+_UNPACKERS: dict[int, struct.Struct] = {}
+
+
 def _unpacker(count: int) -> struct.Struct:
-    return struct.Struct(f">{count}Q")  # big-endian: the same keys on every machine
+    unpacker = _UNPACKERS[count] = struct.Struct(f">{count}Q")  # big-endian: the same keys on every machine
+    return unpacker
 
 
 def draw_seed(rng: random.Random | None = None) -> int:

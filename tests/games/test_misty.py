@@ -276,6 +276,44 @@ def test_beginner_window_fits_3x3() -> None:
     assert cells == {(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)}
 
 
+def test_place_cells_follow_the_rule_through_random_drafts() -> None:
+    # the engine keeps each window's legal cells as bits updated pick by pick; restated here from
+    # the rule: an empty cell touching a card (8 directions) where the cards still fit a box, in
+    # (row, col) order; (0, 0) for the first card. Also after a clone and a position round trip.
+    boxes = {"standard": [(3, 4), (4, 3)], "beginner": [(3, 3)]}
+
+    def by_rule(window: dict, variant: str) -> list[tuple[int, int]]:
+        if not window:
+            return [(0, 0)]
+        cells = []
+        for r in range(-5, 6):
+            for c in range(-5, 6):
+                touches = any((r + dr, c + dc) in window for dr in (-1, 0, 1) for dc in (-1, 0, 1))
+                rows = [row for row, _ in window] + [r]
+                cols = [col for _, col in window] + [c]
+                h, w = max(rows) - min(rows) + 1, max(cols) - min(cols) + 1
+                if (r, c) not in window and touches and any(h <= bh and w <= bw for bh, bw in boxes[variant]):
+                    cells.append((r, c))
+        return cells
+
+    rng = random.Random(5)
+    checked = 0
+    for variant, players in CONFIGS:
+        for seed in range(6):
+            state = GAME.new_state(GAME.configure(players, variant), seed)
+            while state.stage == "draft":
+                for seat in state.to_move():
+                    actions = state.legal_actions(seat)
+                    if actions[0]["type"] == "place":
+                        expected = by_rule(cells_of(state.observation(seat), seat), variant)
+                        assert [(a["row"], a["col"]) for a in actions] == expected
+                        for copy in (state.clone(), GAME.from_position(state.to_position())):
+                            assert copy.legal_actions(seat) == actions
+                        checked += 1
+                    state.apply(seat, actions[rng.randrange(len(actions))])
+    assert checked > 600
+
+
 def test_actions_name_kind_motif_not_copies() -> None:
     cards = Cards()
     hand = [cards.take("up", "rocket"), cards.take("up", "rocket"), cards.take("up", "balloon"),

@@ -177,31 +177,44 @@ def ring(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> list[
     return cells
 
 
-def cell_key(cell: Cell) -> int:
-    """A cell as one int, for the sets the draft updates at every pick: ints hash at once, tuples
-    are hashed anew at every lookup. Construction stays within 4 cells of the first card, so
-    ``row * 64 + col`` is one-to-one and a neighbour is the key plus one of ``NEIGHBOUR_STEPS``."""
-    return cell[0] * 64 + cell[1]
+# Construction stays within 3 cells of the first card, so a set of cells there is one int, a bit per
+# cell of the 9x9 square around it, row by row: the draft's sets are updated by a few int operations
+# at every pick (set operations allocated), and bits in order are cells sorted as (row, col) are.
+GRID = range(-4, 5)
+CELL_BIT: dict[Cell, int] = {(r, c): 1 << ((r + 4) * 9 + c + 4) for r in GRID for c in GRID}
+NEIGHBOUR_BITS: dict[Cell, int] = {
+    cell: sum(CELL_BIT.get(n, 0) for n in neighbours(cell)) for cell in CELL_BIT}
+_RING_BITS: dict[tuple, int] = {}
+# the place actions on a set of legal cells, by its bits (memoised: one list per set met, bounded as
+# the windows are: 27,701 shapes in the standard game, 1,541 in the beginner)
+_PLACE_LISTS: dict[int, list[Action]] = {}
+_PLACE_BY_INDEX = {bit.bit_length() - 1: place_action(cell) for cell, bit in CELL_BIT.items()}
 
 
-NEIGHBOUR_STEPS = tuple(dr * 64 + dc for dr, dc in NEIGHBOURS)
-# each cell a card may be placed on (within 3 of the first card), by key: its neighbours' keys
-NEIGHBOUR_KEYS: dict[int, frozenset[int]] = {
-    cell_key((r, c)): frozenset(cell_key((r, c)) + step for step in NEIGHBOUR_STEPS)
-    for r in range(-4, 5) for c in range(-4, 5)}
-# every cell a card may be placed on, by key, with its place action
-PLACE_BY_KEY: dict[int, Action] = {
-    cell_key((r, c)): place_action((r, c)) for r in range(-4, 5) for c in range(-4, 5)}
-_RING_KEYS: dict[tuple, frozenset[int]] = {}
+def cell_bits(cells: Iterable[Cell]) -> int:
+    return sum(map(CELL_BIT.__getitem__, cells))
 
 
-def ring_keys(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> frozenset[int]:
-    """``ring(bbox, limits)``'s cells by ``cell_key`` (memoised likewise)."""
+def ring_bits(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> int:
+    """``ring(bbox, limits)``'s cells as bits (memoised likewise)."""
     key = (bbox, limits)
-    keys = _RING_KEYS.get(key)
-    if keys is None:
-        keys = _RING_KEYS[key] = frozenset(map(cell_key, ring(bbox, limits)))
-    return keys
+    bits = _RING_BITS.get(key)
+    if bits is None:
+        bits = _RING_BITS[key] = cell_bits(ring(bbox, limits))
+    return bits
+
+
+def place_actions(legal: int) -> list[Action]:
+    """The place actions on the cells of ``legal`` (bits), sorted (shared: legal lists are read-only)."""
+    actions = _PLACE_LISTS.get(legal)
+    if actions is None:
+        actions = _PLACE_LISTS[legal] = []
+        bits = legal
+        while bits:
+            low = bits & -bits
+            actions.append(_PLACE_BY_INDEX[low.bit_length() - 1])
+            bits ^= low
+    return actions
 
 
 def bounding_box(cells: Iterable[Cell]) -> tuple[int, int, int, int]:
@@ -219,11 +232,12 @@ def legal_cells(cells: Iterable[Cell], boxes: Iterable[Cell]) -> list[Cell]:
     return [c for c in ring(bounding_box(occupied), box_limits(boxes)) if c in touched and c not in occupied]
 
 
-def lowest_copy(hand: list[str], kind_motif: tuple[str, str]) -> str:
-    """The lowest-numbered copy of (kind, motif) in a hand kept in card order (copies are
-    interchangeable)."""
-    for card in hand:
+def take_lowest_copy(hand: list[str], kind_motif: tuple[str, str]) -> str:
+    """Remove and return the lowest-numbered copy of (kind, motif) from a hand kept in card order
+    (copies are interchangeable)."""
+    for index, card in enumerate(hand):
         if KIND_MOTIF[card] == kind_motif:
+            del hand[index]
             return card
     raise ValueError(f"no {kind_motif} in the hand")
 
@@ -334,10 +348,10 @@ class MistyState(GameState):
         self.fed: list[set[str]] = [set() for _ in range(self.n)]
         self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
-        # per seat during construction: [legal cells (empty, touching the window, keeping it
-        # within a box), bounding box, ring_keys(bounding box), occupied cells], cells by
-        # cell_key, kept up to date as cards are placed; None = to recompute
-        self._shapes: list[list | None] = [None] * self.n
+        # per seat during construction: (legal cells (empty, touching the window, keeping it
+        # within a box), bounding box, ring_bits(bounding box), occupied cells), cells as CELL_BIT
+        # bits, replaced as cards are placed; None = to recompute
+        self._shapes: list[tuple | None] = [None] * self.n
         # during activation, the active seat's cells whose top card is an arrow not yet activated,
         # sorted, kept up to date as cards move; None = to recompute
         self._arrows: list[Cell] | None = None
@@ -383,19 +397,21 @@ class MistyState(GameState):
         knows its contents: what it saw, minus the picks revealed since)."""
         return (self.direction() * (holder - seat)) % self.n <= self.pick
 
-    def shape(self, seat: int) -> list:
-        """[legal cells, bounding box, ring, occupied cells] of a seat's window under construction."""
+    def shape(self, seat: int) -> tuple:
+        """(legal cells, bounding box, ring, occupied cells) of a seat's window under construction."""
         shape = self._shapes[seat]
         if shape is None:
             window = self.windows[seat]
             if not window:
-                shape = [{cell_key((0, 0))}, None, frozenset(), set()]
+                shape = (CELL_BIT[0, 0], None, 0, 0)
             else:
-                occupied = {cell_key(cell) for cell in window}
+                occupied = cell_bits(window)
                 bbox = bounding_box(window)
-                ring = ring_keys(bbox, self.limits)
-                touching = {k + step for k in occupied for step in NEIGHBOUR_STEPS}
-                shape = [(touching - occupied) & ring, bbox, ring, occupied]
+                ring = ring_bits(bbox, self.limits)
+                touching = 0
+                for cell in window:
+                    touching |= NEIGHBOUR_BITS[cell]
+                shape = (touching & ring & ~occupied, bbox, ring, occupied)
             self._shapes[seat] = shape
         return shape
 
@@ -407,20 +423,16 @@ class MistyState(GameState):
         if shape is None:
             return
         legal, bbox, ring, occupied = shape
-        key = cell_key(cell)
-        occupied.add(key)
+        occupied |= CELL_BIT[cell]
         r, c = cell
         if bbox is None:
             bbox = (r, r, c, c)
+            ring = ring_bits(bbox, self.limits)
         elif not (bbox[0] <= r <= bbox[1] and bbox[2] <= c <= bbox[3]):
             r0, r1, c0, c1 = bbox
             bbox = (r if r < r0 else r0, r if r > r1 else r1, c if c < c0 else c0, c if c > c1 else c1)
-        if bbox is not shape[1]:  # the box grew
-            ring = ring_keys(bbox, self.limits)
-            shape[1], shape[2] = bbox, ring
-            legal &= ring
-        legal |= NEIGHBOUR_KEYS[key] & ring
-        legal -= occupied
+            ring = ring_bits(bbox, self.limits)
+        self._shapes[seat] = ((legal | NEIGHBOUR_BITS[cell]) & ring & ~occupied, bbox, ring, occupied)
 
     def draft_actions(self, seat: int) -> list[Action]:
         """The seat's next draft step, ignoring whether it has already answered: which (kind,
@@ -429,7 +441,7 @@ class MistyState(GameState):
             # one action per (kind, motif), in hand order (later copies update the same key)
             return list(dict(map(_TAKE_OF_CARD.__getitem__, self.hands[seat])).values())
         legal = (self._shapes[seat] or self.shape(seat))[0]
-        return list(map(PLACE_BY_KEY.__getitem__, sorted(legal)))  # keys sort as (row, col) do
+        return _PLACE_LISTS.get(legal) or place_actions(legal)  # the memo, without a call
 
     def draft_step(self, seat: int, action: Action) -> None:
         """Seal one (legal) draft answer; reveal every card when the last seat has placed its."""
@@ -444,9 +456,7 @@ class MistyState(GameState):
         placements = []
         hands, taken, placed, windows = self.hands, self.taken, self.placed, self.windows
         for seat in range(self.n):
-            hand = hands[seat]
-            card = lowest_copy(hand, taken[seat])
-            hand.remove(card)
+            card = take_lowest_copy(hands[seat], taken[seat])
             cell = placed[seat]
             windows[seat][cell] = [card]
             self.grow(seat, cell)
@@ -780,7 +790,7 @@ class MistyState(GameState):
         other.log = list(self.log)
         other.rounds = list(self.rounds)
         other._arrows = None if self._arrows is None else list(self._arrows)
-        other._shapes = [None if s is None else [set(s[0]), s[1], s[2], set(s[3])] for s in self._shapes]
+        other._shapes = list(self._shapes)  # each seat's an immutable tuple
 
     # ------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:

@@ -154,10 +154,12 @@ class TussieMussieState(GameState):
         self.round = round_index
         self.first = round_index % self.n
         deal = Draws(self.seed, "deal", round_index)
-        carried = [c for c in self.hands[1]] if self.solo and round_index else []
+        carried = self.hands[1] if self.solo and round_index else []
         if carried:
-            in_play = {c[0] for c in carried}
-            self.stack = deal.shuffled([t for t in TILE_IDS if t not in in_play])
+            tiles = list(TILE_IDS)
+            for column in carried:
+                tiles.remove(column[0])
+            self.stack = deal.shuffled(tiles)
         else:
             self.stack = deal.shuffled(TILE_IDS)
         self.hands = [[] for _ in range(self.hand_count)]
@@ -223,15 +225,15 @@ class TussieMussieState(GameState):
     # ------------------------------------------------------------------ solo turns
     def next_solo_turn(self) -> None:
         """Reveal a Turn card, apply its immediate action, lay out two tiles."""
-        self.turn_card = self.turns.pop()
-        card = TURN_CARDS[self.turn_card]
+        self.turn_card = turn_card = self.turns.pop()
+        card = TURN_CARDS[turn_card]
         stack = self.stack
         if card.get("discard_top") and stack:
             self.out.append([stack.pop(), 0])  # unseen by anyone
         left, right = card["layout"]
         self.layout = [[stack.pop(), left], [stack.pop(), right]]
         # the seat's choices are known now: the cache of legal_actions (as advance_pre fills it)
-        self._legal = {0: TURN_ACTIONS[self.turn_card]}
+        self._legal = {0: TURN_ACTIONS[turn_card]}
 
     def distribute(self, option: str, slot: int) -> None:
         choose, mine, theirs = TURN_CARDS[self.turn_card]["options"][option]
