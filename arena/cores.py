@@ -10,8 +10,8 @@ for a core of its own before its bots start: the worker's main process hands out
 bots' socket (arena.house_bots: ``core`` and ``core_free``), and takes one back when its pool
 process hands it back or dies.
 
-While it waits the match stays claimed (``running``, arena.lifecycle): a duplicate task finds it
-taken, and its clock (``started``, which the reconciler times) restarts each time the wait goes
+While it waits the match stays claimed (``running``, arena.lifecycle; ``arena status`` shows each
+worker's thinking matches and those waiting for a core): a duplicate task finds it taken, and its clock (``started``, which the reconciler times) restarts each time the wait goes
 on and once the core is granted, so the wait never counts as its play.
 """
 from __future__ import annotations
@@ -34,18 +34,35 @@ def thinking_matches() -> int:
 
 
 class Cores:
-    """The main process's side: the worker's cores for thinking matches."""
+    """The main process's side: the worker's cores for thinking matches, and how they are used
+    (``summary``, in the worker's heartbeat: ``arena status`` shows the matches waiting)."""
 
     def __init__(self, count: int | None = None) -> None:
         self.count = thinking_matches() if count is None else count
         self.free = threading.BoundedSemaphore(self.count)
+        self.lock = threading.Lock()
+        self.taken = 0
+        self.waiting = 0
 
     def take(self, wait: float) -> bool:
         """A core within ``wait`` seconds, or False."""
-        return self.free.acquire(timeout=max(0.0, wait))
+        with self.lock:
+            self.waiting += 1
+        granted = self.free.acquire(timeout=max(0.0, wait))
+        with self.lock:
+            self.waiting -= 1
+            self.taken += granted
+        return granted
 
     def give(self) -> None:
+        with self.lock:
+            self.taken -= 1
         self.free.release()
+
+    def summary(self) -> str:
+        """"2/2 thinking, 3 waiting": matches with a thinking bot playing, of the cores, and waiting."""
+        with self.lock:
+            return f"{self.taken}/{self.count} thinking, {self.waiting} waiting"
 
 
 class LostClaim(Exception):

@@ -54,15 +54,16 @@ def reachable(address: str, timeout: float = 1.0) -> bool:
         return False
 
 
-def beat(node: str, started: float, house_bots: Collection[int] = ()) -> None:
+def beat(node: str, started: float, house_bots: Collection[int] = (), cores: str = "") -> None:
     """Say this worker is alive (its main process calls this every EVERY seconds; ``house_bots``:
-    the pids of the house bots it keeps, children that are not pool processes)."""
+    the pids of the house bots it keeps, children that are not pool processes; ``cores``: its
+    cores for thinking matches in use, ``arena.cores.Cores.summary``)."""
     referee = os.environ.get("REFEREE_ADDRESS", "")
     from bots_sdk.sandbox import support
 
     sandbox = support()  # found once per process: what the website says about uploads comes from here
     info = {"node": node, "host": socket.gethostname(), "pid": os.getpid(), "pool": pool_pids(house_bots),
-            "started": started, "seen": time.time(), "referee": referee,
+            "started": started, "seen": time.time(), "referee": referee, "cores": cores,
             "referee_reachable": reachable(referee) if referee else None, "queues": worker_queues(),
             "sandbox": {"runs": sandbox.mode != "refused", "says": sandbox.describe()}}
     connection().set(PREFIX + node, json.dumps(info), ex=max(1, round(TTL)))

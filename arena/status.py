@@ -42,7 +42,7 @@ def platform_status() -> dict[str, Any]:
         workers = {}
         status["redis"] = f"unreachable: {exc}"
     now = time.time()
-    status["workers"] = [{"node": w["node"], "host": w["host"], "pool": len(w["pool"]),
+    status["workers"] = [{"node": w["node"], "host": w["host"], "pool": len(w["pool"]), "cores": w.get("cores", ""),
                           "up_seconds": round(now - w["started"]), "referee": w["referee"],
                           "referee_reachable": w["referee_reachable"]} for w in sorted(workers.values(), key=lambda w: w["node"])]
     addresses = {w["referee"] for w in workers.values() if w["referee"]}

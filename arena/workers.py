@@ -25,7 +25,7 @@ def upkeep(node: str, started: float) -> None:
     last_reconcile = time.monotonic()
     while not _stop.wait(heartbeats.EVERY):
         try:
-            heartbeats.beat(node, started, _house_bots.pids())
+            heartbeats.beat(node, started, _house_bots.pids(), _house_bots.cores.summary())
             if time.monotonic() - last_reconcile >= reconcile.EVERY:
                 last_reconcile = time.monotonic()
                 reconcile.reconcile_if_turn(node)
@@ -60,7 +60,7 @@ def on_worker_ready(sender, **_: object) -> None:
     except OSError as exc:
         log.warning("could not reap the sandboxes of dead workers: %s", exc)
     try:
-        heartbeats.beat(node, started, _house_bots.pids())
+        heartbeats.beat(node, started, _house_bots.pids(), _house_bots.cores.summary())
         reconcile.reconcile()
     except Exception as exc:  # noqa: BLE001 - the upkeep thread tries again
         log.warning("reconciling at start: %s", exc)

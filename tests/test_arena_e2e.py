@@ -294,6 +294,9 @@ def test_instant_house_bots_play_all_their_seats_from_one_process(platform) -> N
     # a double round robin of four: 12 matches, 10 of them with an mcts seat
     assert len(spans) == 12 and len(thinking) == 10
     assert not overlapping(thinking), "matches with mcts: one core, one at a time"
+    # the worker's heartbeat says how its cores are used (arena status), once it beats again
+    wait_for(lambda: [w["cores"] for w in json.loads(p.arena("status", "--json").stdout)["workers"]]
+             == ["0/1 thinking, 0 waiting"], 30, "the worker's cores all free in its heartbeat", every=1)
     for number, seats in (("1", 2), ("2", 4), ("3", 2)):
         export = json.loads(p.arena("tournament", "standings", number, "--json").stdout)
         assert export["matches"] and all(m["status"] == "finished" for m in export["matches"])

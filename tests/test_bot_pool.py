@@ -172,6 +172,7 @@ def test_a_worker_hands_out_its_cores_for_thinking_matches_one_each(monkeypatch)
     and a pool process that dies holding one gives it back with its connection."""
     import subprocess
     import sys
+    import time
 
     from arena.house_bots import HouseBots
 
@@ -191,11 +192,15 @@ def test_a_worker_hands_out_its_cores_for_thinking_matches_one_each(monkeypatch)
                                 stdout=subprocess.PIPE, text=True)
 
     try:
-        holder = child(0, 3, "free")
+        holder = child(0, 8, "free")
         assert holder.stdout.readline().strip() == "True"
         refused = child(0.5, 0, "free")
         assert refused.stdout.readline().strip() == "False"  # the one core is taken
         waiter = child(30, 0, "free")
+        deadline = time.monotonic() + 6
+        while house.cores.summary() != "1/1 thinking, 1 waiting" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert house.cores.summary() == "1/1 thinking, 1 waiting"  # what the worker's heartbeat says
         assert waiter.stdout.readline().strip() == "True"  # granted once the holder freed it
         assert holder.wait(30) == 0 and refused.wait(30) == 0 and waiter.wait(30) == 0
         dying = child(0, 0, "die")
