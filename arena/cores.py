@@ -16,21 +16,39 @@ on and once the core is granted, so the wait never counts as its play.
 """
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from .house_seats import house_client
 
 WAIT_STEP = 5.0  # seconds a pool process waits for a core before it renews its claim
 
 
+def usable_cores(cgroup: Path = Path("/sys/fs/cgroup")) -> int:
+    """The cores this process may use: those it may run on, fewer where its cgroup's CPU quota (a
+    container's ``cpus`` limit: cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``) allows fewer."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
+    try:
+        quota, period = (cgroup / "cpu.max").read_text().split()[:2]
+    except (OSError, ValueError):
+        try:
+            quota = (cgroup / "cpu" / "cpu.cfs_quota_us").read_text().strip()
+            period = (cgroup / "cpu" / "cpu.cfs_period_us").read_text().strip()
+        except OSError:
+            return cores
+    if quota in ("max", "-1") or int(period) <= 0:
+        return cores
+    return max(1, min(cores, math.ceil(int(quota) / int(period))))
+
+
 def thinking_matches() -> int:
     """Matches with a thinking bot a worker plays at once: ``PARLOUR_THINKING_MATCHES``, default
     one per core it may use."""
-    default = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
-    return max(1, int(os.environ.get("PARLOUR_THINKING_MATCHES") or default))
+    return max(1, int(os.environ.get("PARLOUR_THINKING_MATCHES") or usable_cores()))
 
 
 class Cores:

@@ -21,8 +21,9 @@ def worker_concurrency() -> int:
     with the instant house bots, 4 at once played ~1.2x the matches of 2, 8 ~1.35x
     (``bench/arena.py --concurrency``). Matches whose bots think on this machine (uploads, mcts)
     still play one per core at most: they wait for one of the worker's cores (arena.cores)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
-    return int(os.environ.get("PARLOUR_WORKERS") or 4 * cores)
+    from .cores import usable_cores
+
+    return int(os.environ.get("PARLOUR_WORKERS") or 4 * usable_cores())
 
 
 def celery_process(kind: str) -> int:

@@ -248,3 +248,25 @@ def test_a_pool_process_keeps_a_few_idle_bots_and_stops_the_longest_idle(monkeyp
     old.name = "old"  # aged past its reuse minutes while idle
     pool.release(Idle("d"), clean)
     assert old.closed and b.closed and not c.closed  # the aged one, then the longest idle beyond 2
+
+
+def test_a_workers_cores_are_those_its_container_allows(tmp_path) -> None:
+    """arena.cores.usable_cores: a cgroup's CPU quota (a container's ``cpus``) counts, rounded up,
+    never above the cores the process may run on; no quota, the cores it may run on."""
+    from arena.cores import usable_cores
+
+    runnable = len(os.sched_getaffinity(0))
+    assert usable_cores(tmp_path) == runnable  # no cgroup files: the affinity
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert usable_cores(tmp_path) == runnable
+    (tmp_path / "cpu.max").write_text("50000 100000\n")  # half a core: one
+    assert usable_cores(tmp_path) == 1
+    (tmp_path / "cpu.max").write_text(f"{runnable * 300000} 100000\n")  # more than it may run on
+    assert usable_cores(tmp_path) == runnable
+    (tmp_path / "cpu.max").unlink()
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")  # cgroup v1, no quota
+    (tmp_path / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    assert usable_cores(tmp_path) == runnable
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("100000\n")
+    assert usable_cores(tmp_path) == 1
