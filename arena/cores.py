@@ -11,8 +11,9 @@ bots' socket (arena.house_bots: ``core`` and ``core_free``), and takes one back 
 process hands it back or dies.
 
 While it waits the match stays claimed (``running``, arena.lifecycle; ``arena status`` shows each
-worker's thinking matches and those waiting for a core): a duplicate task finds it taken, and its clock (``started``, which the reconciler times) restarts each time the wait goes
-on and once the core is granted, so the wait never counts as its play.
+worker's thinking matches and those waiting for a core): a duplicate task finds it taken, and its
+clock (``started``, which the reconciler times) restarts each time the wait goes on and once the
+core is granted, so the wait never counts as its play.
 """
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from .cores import usable_cores
 from .supervise import Supervisor
 
 
@@ -21,8 +22,6 @@ def worker_concurrency() -> int:
     with the instant house bots, 4 at once played ~1.2x the matches of 2, 8 ~1.35x
     (``bench/arena.py --concurrency``). Matches whose bots think on this machine (uploads, mcts)
     still play one per core at most: they wait for one of the worker's cores (arena.cores)."""
-    from .cores import usable_cores
-
     return int(os.environ.get("PARLOUR_WORKERS") or 4 * usable_cores())
 
 
