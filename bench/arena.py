@@ -414,7 +414,7 @@ def main() -> None:
     parser.add_argument("--entrants", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--concurrency", type=int, default=None,
-                        help="Celery processes per worker (default: a worker's own, PARLOUR_WORKERS or one per core)")
+                        help="Celery processes per worker (default: a worker's own, PARLOUR_WORKERS or four per core)")
     parser.add_argument("--only", choices=[name for name, _, _ in SECTIONS], help="run one section")
     parser.add_argument("--fleet", action="store_true", help="the fleet section only (same as --only fleet)")
     parser.add_argument("--json", action="store_true")

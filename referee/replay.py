@@ -343,13 +343,19 @@ def assemble_replay(header: dict, log: list[dict], bot_logs: list[dict], expecte
 def packed_replay(header: dict, log: list[dict], bot_logs: list[dict], expected: dict,
                   public_frames: list[dict] | None = None) -> bytes:
     """The replay, gzipped: what a referee stores and hands over (run in a process of its own)."""
-    return gzipped(replay_json(assemble_replay(header, log, bot_logs, expected, public_frames)))
+    return packed(assemble_replay(header, log, bot_logs, expected, public_frames))
 
 
 def replay_json(replay: Any) -> bytes:
-    """A replay (or a part of one: a frame) as compact JSON (UTF-8). orjson: a 4-player Bszzzz! replay's 8 MB in a third of
-    the standard library's time (the largest part of its packing after the re-simulation)."""
+    """A replay (or a part of one: a frame) as compact JSON (UTF-8). orjson: a 4-player Bszzzz!
+    replay's 8 MB in a third of the standard library's time (the largest part of its packing after
+    the re-simulation)."""
     return orjson.dumps(replay, option=orjson.OPT_NON_STR_KEYS)
+
+
+def packed(replay: dict[str, Any]) -> bytes:
+    """A replay as the platform stores and sends it: its JSON, gzipped."""
+    return gzipped(replay_json(replay))
 
 
 # zlib's default level: a 4-player Bszzzz! replay (8.6 MB of JSON) compresses in half the time of
@@ -371,7 +377,7 @@ def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, A
 
 
 def write_replay(path: str | Path, replay: dict[str, Any]) -> None:
-    Path(path).write_bytes(gzipped(replay_json(replay)))
+    Path(path).write_bytes(packed(replay))
 
 
 def read_replay(path: str | Path) -> dict[str, Any]:

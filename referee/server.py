@@ -36,7 +36,7 @@ from .limits import (CALLS_PER_PEER, HELLO_TIMEOUT, INBOX_LIMIT, SERVER_OPTIONS,
                      is_remote_peer, peer_of, version_error)
 from .match import DecisionRequest, Match, Reply
 from .presence import NoPresence, Presence, keep_presence, load_presence, tell
-from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, gzipped, packed_replay, replay_json, replay_parts
+from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, packed, packed_replay, replay_json, replay_parts
 from .seats import Close, Outbox, Pending, Seat, SlotStream
 from .timecontrol import TimeControl
 from .tokens import RECHECK_SECONDS, Verifier, load_verifier
@@ -89,14 +89,10 @@ def exit_with_referee(referee: int) -> None:
     threading.Thread(target=watch, name="exit-with-referee", daemon=True).start()
 
 
-def pack(replay: dict) -> bytes:
-    return gzipped(replay_json(replay))
-
-
 def with_logs(replay_gz: bytes, logs: list[dict]) -> bytes:
     replay = json.loads(gzip.decompress(replay_gz))
     replay["bot_logs"] = logs
-    return pack(replay)
+    return packed(replay)
 
 
 def decision_message(game: str, request: DecisionRequest, observation: wire.SeatObservation) -> wire.DecisionMessage:
@@ -757,7 +753,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 def build() -> bytes:
                     for view in new_views:
                         encoder.add(view)
-                    return pack({"header": header, "public": encoder.frames, "status": status})
+                    return packed({"header": header, "public": encoder.frames, "status": status})
 
                 room.live_replay = (key, await asyncio.to_thread(build))
             return room.live_replay[1]

@@ -465,14 +465,16 @@ def legal_action(game_id: str, action: dict[str, Any], label: str) -> referee_pb
     """A decision's offer of ``action`` with its ``label``, as a message; the same message object
     for the same offer (a constructor given it copies it: never change it in place)."""
     try:
-        key = (game_id, label, *action.items())
+        key: tuple | None = (game_id, label, *action.items())
         hit = _LEGAL_ACTIONS.get(key)
-    except TypeError:
-        return referee_pb2.LegalAction(action=action_message(game_id, action), label=label)
+    except TypeError:  # a list inside
+        key, hit = None, None
     if hit is None:
-        if len(_LEGAL_ACTIONS) >= LEGAL_ACTIONS_KEPT:
-            _LEGAL_ACTIONS.clear()
-        hit = _LEGAL_ACTIONS[key] = referee_pb2.LegalAction(action=action_message(game_id, action), label=label)
+        hit = referee_pb2.LegalAction(action=action_message(game_id, action), label=label)
+        if key is not None:
+            if len(_LEGAL_ACTIONS) >= LEGAL_ACTIONS_KEPT:
+                _LEGAL_ACTIONS.clear()
+            _LEGAL_ACTIONS[key] = hit
     return hit
 
 
