@@ -29,10 +29,10 @@ def play_once(match_id: int, worker: str) -> str:
         # a bot that thinks on this machine waits for a core of its own (arena.cores), held until
         # the match is recorded: a match's play never overlaps the next one's on that core
         with core_for(any(p.thinks_here for p in plan), lambda: lifecycle.renew_claim(match_id, match.attempts)):
-            recorded = record(match_id, play(match, plan))
+            recorded = record(match, play(match, plan))
     except SandboxUnavailable as exc:  # the operator's switch or the machine: retrying cannot help
         log.warning("match %s not played: %s", match.key, exc)
-        recorded = record(match_id, None, f"uploaded bots cannot run on this worker: {str(exc)[:300]}")
+        recorded = record(match, None, f"uploaded bots cannot run on this worker: {str(exc)[:300]}")
     except Exception as exc:  # noqa: BLE001 - the platform failed, never the bots (the referee judges them)
         log.warning("match %s failed: %s", match.key, exc)
         recorded = lifecycle.hand_back(match_id, match.attempts, f"{type(exc).__name__}: {str(exc)[:500]}")

@@ -158,7 +158,7 @@ def schedule_ladder_matches(rng: random.Random | None = None) -> int:
     for game in games:
         options = GAMES[game].configure(min(GAMES[game].variant(None).player_counts)).options
         ladder = standard_ladder(game)
-        open_matches = Match.objects.filter(ladder=ladder, status__in=[Match.SCHEDULED, Match.RUNNING]).count()
+        open_matches = Match.objects.filter(ladder=ladder, status__in=Match.UNRECORDED).count()
         versions = active_versions(game)
         if any(v.bot.kind == Bot.REMOTE for v in versions):
             connected = connected_remote_bots() if connected is None else connected

@@ -98,7 +98,7 @@ def reconcile() -> dict[str, list[int]]:
             enqueue_matches(lost)
             done["requeued"] = lost
     for tournament_id in (Tournament.objects.filter(status=Tournament.RUNNING)
-                          .exclude(matches__status__in=[Match.SCHEDULED, Match.RUNNING]).values_list("pk", flat=True)):
+                          .exclude(matches__status__in=Match.UNRECORDED).values_list("pk", flat=True)):
         advance(tournament_id)  # its round is over, but the worker that recorded it died before pairing on
     if any(done.values()):
         log.warning("reconciler: %s", {k: v for k, v in done.items() if v})

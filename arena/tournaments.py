@@ -243,8 +243,7 @@ def has_unrecorded_matches(tournament_id: int) -> bool:
     and no need to lock the tournament to see it (most recordings end here). Safe unlocked: each
     recording commits before it asks, so of the last matches recorded at once, the last to ask
     sees them all recorded and moves on under the lock."""
-    return Match.objects.filter(tournament_id=tournament_id).exclude(
-        status__in=[Match.FINISHED, Match.ABORTED]).exists()
+    return Match.objects.filter(tournament_id=tournament_id, status__in=Match.UNRECORDED).exists()
 
 
 # ---------------------------------------------------------------------- progress
