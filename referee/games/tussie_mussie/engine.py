@@ -29,6 +29,8 @@ apprentice kept, with ``kept_from``: the tiles it kept them from).
 """
 from __future__ import annotations
 
+import functools
+import itertools
 import random
 from typing import Any
 
@@ -89,6 +91,22 @@ DONE = {"type": "done"}
 SNAPDRAGON_ACTIONS = [{"type": "snapdragon", "column": c} for c in range(len(TILE_IDS))]
 MARIGOLD_ACTIONS = [{"type": "marigold", "column": c} for c in range(len(TILE_IDS))]
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
+# A round's random orders all come from one draw of Draws(seed, "deal", round): one digest a round,
+# not a hash per purpose. Its first keys order the tiles (the i-th key the i-th of TILE_IDS): the
+# standard game's deal, a plain Draws shuffle. Solo reads two more: one picks the Turn cards' order
+# among their 720, one the apprentice's kept tiles among its ordered choices (a key modulo a count
+# under 1000: a bias under 10^-16, as likely as two equal keys in a shuffle).
+TILE_ORDER_KEYS = range(len(TILE_IDS))
+TURN_KEY = len(TILE_IDS)
+PICK_KEY = TURN_KEY + 1
+SOLO_ROUND_KEYS = PICK_KEY + 1
+TURN_ORDERS = tuple(itertools.permutations(TURN_CARD_IDS))
+
+
+@functools.cache
+def ordered_choices(items: int, count: int) -> tuple[tuple[int, ...], ...]:
+    """Every ordered choice of ``count`` of ``items`` positions (the apprentice's picks: a few)."""
+    return tuple(itertools.permutations(range(items), count))
 
 
 def distribute_actions(turn_card: str, sides: tuple[str, ...]) -> list[Action]:
@@ -150,18 +168,16 @@ class TussieMussieState(GameState):
         self.kept_from: list[str] = []
 
     def start_round(self, round_index: int) -> None:
-        """Shuffle the tiles (those the apprentice keeps excepted) and set up the round's decisions."""
+        """Deal the round from its keys (see TURN_KEY) and set up its decisions."""
         self.round = round_index
         self.first = round_index % self.n
-        deal = Draws(self.seed, "deal", round_index)
-        carried = self.hands[1] if self.solo and round_index else []
-        if carried:
-            tiles = list(TILE_IDS)
-            for column in carried:
-                tiles.remove(column[0])
-            self.stack = deal.shuffled(tiles)
-        else:
-            self.stack = deal.shuffled(TILE_IDS)
+        keys = Draws(self.seed, "deal", round_index).keys(SOLO_ROUND_KEYS if self.solo else TURN_KEY)
+        order = [TILE_IDS[i] for i in sorted(TILE_ORDER_KEYS, key=keys.__getitem__)]
+        carried = self.apprentice_keeps(keys[PICK_KEY]) if self.solo and round_index else []
+        if carried:  # the other tiles, in their keys' order
+            kept = {column[0] for column in carried}
+            order = [t for t in order if t not in kept]
+        self.stack = order
         self.hands = [[] for _ in range(self.hand_count)]
         self.revealed = False
         self.out = []
@@ -175,7 +191,7 @@ class TussieMussieState(GameState):
             self.hands[1] = carried
             if round_index == 0 and self.config.options["apprentice_head_start"]:
                 self.hands[1].append([self.stack.pop(), "bouquet", ALL_SEEN])
-            self.turns = deal.shuffled(TURN_CARD_IDS)
+            self.turns = list(TURN_ORDERS[keys[TURN_KEY] % len(TURN_ORDERS)])
             self.phase = "distribute"
             self.next_solo_turn()
         else:
@@ -378,21 +394,21 @@ class TussieMussieState(GameState):
             }
         )
         if self.round + 1 < ROUNDS:
-            if self.solo:
-                self.apprentice_keeps()
             self.start_round(self.round + 1)
         else:
             self.phase = "over"
 
-    def apprentice_keeps(self) -> None:
-        """The apprentice keeps 1 then 2 tiles (one more each with the head start), drawn at random."""
-        keep = self.round + 1 + (1 if self.config.options["apprentice_head_start"] else 0)
+    def apprentice_keeps(self, key: int) -> list[list]:
+        """The columns the apprentice carries into this round: 1 then 2 of its last arrangement's
+        tiles (one more each with the head start), drawn at random by ``key``."""
         tiles = sorted([c[0] for c in self.hands[1] if c is not None])
-        kept = Draws(self.seed, "apprentice", self.round).sample(tiles, keep)
+        keep = min(self.round + (1 if self.config.options["apprentice_head_start"] else 0), len(tiles))
+        choices = ordered_choices(len(tiles), keep)
+        kept = [tiles[i] for i in choices[key % len(choices)]]
         facedown = self.config.options["apprentice_keeps_facedown"]
         self.kept_from = tiles if facedown else []
         self.kept = kept if facedown else []
-        self.hands[1] = [[t, "keepsakes", 0] if facedown else [t, "bouquet", ALL_SEEN] for t in kept]
+        return [[t, "keepsakes", 0] if facedown else [t, "bouquet", ALL_SEEN] for t in kept]
 
     # ------------------------------------------------------------------ the interface
     def to_move(self) -> list[int]:
@@ -759,7 +775,7 @@ def _variants() -> dict[str, Variant]:
 GAME = GameDescription(
     id="tussie-mussie",
     name="Tussie Mussie",
-    engine_version="1.1.0",
+    engine_version="1.2.0",
     variants=_variants(),
     state_class=TussieMussieState,
     card_texts=CARD_TEXTS,
