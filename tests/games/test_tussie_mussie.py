@@ -514,25 +514,33 @@ def test_each_solo_round_deals_every_tile_exactly_once(options) -> None:
             assert sorted(state.turns + [state.turn_card]) == ["T1", "T2", "T3", "T4", "T5", "T6"]
 
 
+def fisher_yates(items, keys) -> list:
+    """The definition, written out again: the swap at position i (last first) by key i."""
+    items = list(items)
+    for i in reversed(range(1, len(items))):
+        j = keys[i] % (i + 1)
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
 def test_a_round_deal_is_one_draw_of_its_keys() -> None:
-    """A round reads one draw of Draws(seed, "deal", round): its first 18 keys order the tiles (the
-    standard game's deal is a plain Draws shuffle), the next picks the Turn cards' order among their
-    720, the one after the tiles the apprentice keeps among its ordered choices."""
+    """A round reads one draw of Draws(seed, "deal", round): keys 1-17 shuffle the tiles; in solo
+    key 0 picks the Turn cards' order among their 720, key 18 the tiles the apprentice keeps among
+    its ordered choices."""
     standard = GAME.new_state(GAME.configure(2), 5)
-    assert standard.stack + standard.offer["tiles"][::-1] == Draws(5, "deal", 0).shuffled(TILE_IDS)
+    assert standard.stack + standard.offer["tiles"][::-1] == fisher_yates(TILE_IDS, Draws(5, "deal", 0).keys(18))
     turn_orders = list(itertools.permutations(sorted(TURN_CARDS)))
     for seed in range(20):
         starts = round_starts(GAME.configure(1, "solo"), seed)
         for round_index, state in enumerate(starts):
-            keys = Draws(seed, "deal", round_index).keys(20)
+            keys = Draws(seed, "deal", round_index).keys(19)
             carried = {c[0] for c in state.hands[1]}
-            order = [t for t in Draws(seed, "deal", round_index).shuffled(TILE_IDS) if t not in carried]
-            assert dealt_order(state) == order
-            assert [state.turn_card, *state.turns[::-1]] == list(turn_orders[keys[18] % 720])[::-1]
+            assert dealt_order(state) == [t for t in fisher_yates(TILE_IDS, keys) if t not in carried]
+            assert [state.turn_card, *state.turns[::-1]] == list(turn_orders[keys[0] % 720])[::-1]
             if round_index:
                 tiles = sorted(c["tile"]["id"] for c in state.history[-1]["arrangements"][1])
                 choices = list(itertools.permutations(tiles, round_index))
-                assert [c[0] for c in state.hands[1]] == list(choices[keys[19] % len(choices)])
+                assert [c[0] for c in state.hands[1]] == list(choices[keys[18] % len(choices)])
 
 
 def test_solo_deals_depend_on_the_seed_and_round_only() -> None:

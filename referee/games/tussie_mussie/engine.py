@@ -91,16 +91,22 @@ DONE = {"type": "done"}
 SNAPDRAGON_ACTIONS = [{"type": "snapdragon", "column": c} for c in range(len(TILE_IDS))]
 MARIGOLD_ACTIONS = [{"type": "marigold", "column": c} for c in range(len(TILE_IDS))]
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
-# A round's random orders all come from one draw of Draws(seed, "deal", round): one digest a round,
-# not a hash per purpose. Its first keys order the tiles (the i-th key the i-th of TILE_IDS): the
-# standard game's deal, a plain Draws shuffle. Solo reads two more: one picks the Turn cards' order
-# among their 720, one the apprentice's kept tiles among its ordered choices (a key modulo a count
-# under 1000: a bias under 10^-16, as likely as two equal keys in a shuffle).
-TILE_ORDER_KEYS = range(len(TILE_IDS))
-TURN_KEY = len(TILE_IDS)
-PICK_KEY = TURN_KEY + 1
+# A round's random orders all come from one draw of 64-bit keys, Draws(seed, "deal", round).keys:
+# one digest a round, not a hash per purpose. Keys 1-17 shuffle the tiles; in solo key 0 picks the
+# Turn cards' order among their 720, key 18 the apprentice's kept tiles among its ordered choices.
+# Each is read modulo a count under 1000: a bias under 10^-16, as likely as two equal keys in a
+# sorted shuffle (Draws.shuffled), and a Fisher-Yates shuffle costs less than the sort.
+TURN_KEY, PICK_KEY = 0, len(TILE_IDS)
 SOLO_ROUND_KEYS = PICK_KEY + 1
 TURN_ORDERS = tuple(itertools.permutations(TURN_CARD_IDS))
+
+
+def shuffle(items: list[str], keys: tuple[int, ...]) -> list[str]:
+    """``items`` shuffled in place and returned: Fisher-Yates, the swap at position i by key i."""
+    for i in range(len(items) - 1, 0, -1):
+        j = keys[i] % (i + 1)
+        items[i], items[j] = items[j], items[i]
+    return items
 
 
 @functools.cache
@@ -171,13 +177,11 @@ class TussieMussieState(GameState):
         """Deal the round from its keys (see TURN_KEY) and set up its decisions."""
         self.round = round_index
         self.first = round_index % self.n
-        keys = Draws(self.seed, "deal", round_index).keys(SOLO_ROUND_KEYS if self.solo else TURN_KEY)
-        order = [TILE_IDS[i] for i in sorted(TILE_ORDER_KEYS, key=keys.__getitem__)]
+        keys = Draws(self.seed, "deal", round_index).keys(SOLO_ROUND_KEYS if self.solo else len(TILE_IDS))
         carried = self.apprentice_keeps(keys[PICK_KEY]) if self.solo and round_index else []
-        if carried:  # the other tiles, in their keys' order
-            kept = {column[0] for column in carried}
-            order = [t for t in order if t not in kept]
-        self.stack = order
+        order = shuffle(list(TILE_IDS), keys)
+        kept = {column[0] for column in carried}  # out of the stack, which keeps the others' order
+        self.stack = [t for t in order if t not in kept] if kept else order
         self.hands = [[] for _ in range(self.hand_count)]
         self.revealed = False
         self.out = []
