@@ -45,7 +45,7 @@ from ..interface import (
     copy_json,
 )
 from ..ranking import competition_ranks, ranks_with_tiebreak
-from ..seeding import Draws, draw_seed
+from ..seeding import draw_keys, draw_seed
 from .data import ALPHABETICAL_RANK, CARD_TEXTS, COLOURS, PRE_PRESENTATION, ROWS, TILE_IDS, TILES, TURN_CARDS
 from .scoring import score_arrangement
 
@@ -91,7 +91,7 @@ DONE = {"type": "done"}
 SNAPDRAGON_ACTIONS = [{"type": "snapdragon", "column": c} for c in range(len(TILE_IDS))]
 MARIGOLD_ACTIONS = [{"type": "marigold", "column": c} for c in range(len(TILE_IDS))]
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
-# A round's random orders all come from one draw of 64-bit keys, Draws(seed, "deal", round).keys:
+# A round's random orders all come from one draw of 64-bit keys, draw_keys(seed, "deal", round):
 # one digest a round, not a hash per purpose. Keys 1-17 shuffle the tiles; in solo key 0 picks the
 # Turn cards' order among their 720, key 18 the apprentice's kept tiles among its ordered choices.
 # Each is read modulo a count under 1000: a bias under 10^-16, as likely as two equal keys in a
@@ -130,6 +130,22 @@ def distribute_actions(turn_card: str, sides: tuple[str, ...]) -> list[Action]:
 
 # each Turn card's choices for its tiles as it lays them out
 TURN_ACTIONS = {card: distribute_actions(card, TURN_CARDS[card]["layout"]) for card in TURN_CARDS}
+# each Turn card's immediate action and layout: (discards the stack's top, left side, right side)
+TURN_LAYOUTS = {card: (bool(spec.get("discard_top")), *spec["layout"]) for card, spec in TURN_CARDS.items()}
+
+
+def placement(sides: tuple[str, str], choice: tuple[str, str, str], slot: int) -> tuple[str, int, str, int]:
+    """Where a distribute choice puts the two tiles: the row and seen mask of the one the seat
+    takes from ``slot``, then of the other, the apprentice's. Everyone knows a tile seen face up
+    on the table or placed face up; the seat alone one it takes face down from the table."""
+    _, mine, theirs = choice
+    return ("bouquet" if mine == "U" else "keepsakes", ALL_SEEN if "U" in (sides[slot], mine) else 1,
+            "bouquet" if theirs == "U" else "keepsakes", ALL_SEEN if "U" in (sides[1 - slot], theirs) else 0)
+
+
+# every (Turn card, option, slot)'s placement (a table's sides are its Turn card's: validate)
+PLACEMENTS = {(card, option, slot): placement(spec["layout"], choice, slot)
+              for card, spec in TURN_CARDS.items() for option, choice in spec["options"].items() for slot in (0, 1)}
 
 
 class TussieMussieState(GameState):
@@ -148,6 +164,8 @@ class TussieMussieState(GameState):
         self.hand_count = 2 if self.solo else self.n  # the apprentice is hand 1 in solo
         self.honeysuckle = config.options["honeysuckle"]
         self.close_gap = config.options["marigold_gap"] == "close"
+        self.head_start = self.solo and config.options["apprentice_head_start"]
+        self.keeps_facedown = self.solo and config.options["apprentice_keeps_facedown"]
         self.round = 0
         self.first = 0
         self.phase = "offer"
@@ -177,34 +195,44 @@ class TussieMussieState(GameState):
         """Deal the round from its keys (see TURN_KEY) and set up its decisions."""
         self.round = round_index
         self.first = round_index % self.n
-        keys = Draws(self.seed, "deal", round_index).keys(SOLO_ROUND_KEYS if self.solo else len(TILE_IDS))
+        keys = draw_keys(self.seed, "deal", round_index, count=SOLO_ROUND_KEYS if self.solo else len(TILE_IDS))
         carried = self.apprentice_keeps(keys[PICK_KEY]) if self.solo and round_index else []
         order = shuffle(list(TILE_IDS), keys)
         kept = {column[0] for column in carried}  # out of the stack, which keeps the others' order
         self.stack = [t for t in order if t not in kept] if kept else order
-        self.hands = [[] for _ in range(self.hand_count)]
         self.revealed = False
         self.out = []
-        self.used = [[] for _ in range(self.hand_count)]
         self.orchid = ["white"] * self.hand_count
         self.larkspur = None
         self.snap_moved = None
         self.pre_order, self.pre_index = [], 0
         self.offer = None
         if self.solo:
-            self.hands[1] = carried
-            if round_index == 0 and self.config.options["apprentice_head_start"]:
-                self.hands[1].append([self.stack.pop(), "bouquet", ALL_SEEN])
-            self.turns = list(TURN_ORDERS[keys[TURN_KEY] % len(TURN_ORDERS)])
-            self.phase = "distribute"
-            self.next_solo_turn()
+            self.start_solo_turns(carried, keys[TURN_KEY])
         else:
-            n, f = self.n, self.first
-            left = [[(f + i) % n, (f + i + 1) % n] for i in range(n)]
-            right = [[(f - i) % n, (f - i - 1) % n] for i in range(n)]
-            self.offers, self.offer_index = left + right, 0
-            self.phase = "offer"
-            self.draw_offer()
+            self.start_offers()
+
+    def start_solo_turns(self, carried: list[list], turn_key: int) -> None:
+        """The apprentice's carried columns (and its head start) lead its arrangement; the Turn
+        deck is shuffled and its first card revealed."""
+        if self.round == 0 and self.head_start:
+            carried.append([self.stack.pop(), "bouquet", ALL_SEEN])
+        self.hands = [[], carried]
+        self.used = [[], []]
+        self.turns = list(TURN_ORDERS[turn_key % len(TURN_ORDERS)])
+        self.phase = "distribute"
+        self.next_solo_turn()
+
+    def start_offers(self) -> None:
+        """The round's offers: each seat to its left from the first player, then to its right."""
+        n, f = self.n, self.first
+        self.hands = [[] for _ in range(n)]
+        self.used = [[] for _ in range(n)]
+        left = [[(f + i) % n, (f + i + 1) % n] for i in range(n)]
+        right = [[(f - i) % n, (f - i - 1) % n] for i in range(n)]
+        self.offers, self.offer_index = left + right, 0
+        self.phase = "offer"
+        self.draw_offer()
 
     # ------------------------------------------------------------------ offers
     def draw_offer(self) -> None:
@@ -246,28 +274,23 @@ class TussieMussieState(GameState):
     def next_solo_turn(self) -> None:
         """Reveal a Turn card, apply its immediate action, lay out two tiles."""
         self.turn_card = turn_card = self.turns.pop()
-        card = TURN_CARDS[turn_card]
+        discard_top, left, right = TURN_LAYOUTS[turn_card]
         stack = self.stack
-        if card.get("discard_top") and stack:
+        if discard_top and stack:
             self.out.append([stack.pop(), 0])  # unseen by anyone
-        left, right = card["layout"]
         self.layout = [[stack.pop(), left], [stack.pop(), right]]
         # the seat's choices are known now: the cache of legal_actions (as advance_pre fills it)
         self._legal = {0: TURN_ACTIONS[turn_card]}
 
     def distribute(self, option: str, slot: int) -> None:
-        choose, mine, theirs = TURN_CARDS[self.turn_card]["options"][option]
-        # the seat knows a tile it saw face up on the table or that joins its own arrangement
-        tile, side = self.layout[slot]
-        seen = ALL_SEEN if side == "U" or mine == "U" else 1
-        self.hands[0].append([tile, "bouquet" if mine == "U" else "keepsakes", seen])
-        tile, side = self.layout[1 - slot]
-        seen = ALL_SEEN if side == "U" or theirs == "U" else 0
-        self.hands[1].append([tile, "bouquet" if theirs == "U" else "keepsakes", seen])
-        self.layout, self.turn_card = [], None
-        if len(self.hands[0]) < TURNS_PER_SOLO_ROUND:
+        row, seen, other_row, other_seen = PLACEMENTS[self.turn_card, option, slot]
+        layout, hands = self.layout, self.hands
+        hands[0].append([layout[slot][0], row, seen])
+        hands[1].append([layout[1 - slot][0], other_row, other_seen])
+        if len(hands[0]) < TURNS_PER_SOLO_ROUND:
             self.next_solo_turn()
         else:
+            self.layout, self.turn_card = [], None
             self.begin_pre_presentation()
 
     # ------------------------------------------------------------------ Pre-Presentation
@@ -375,9 +398,9 @@ class TussieMussieState(GameState):
     def present(self) -> None:
         """Score every arrangement, then set up the next round or end the match."""
         points, breakdowns = [], []
-        for hand in range(self.hand_count):
+        for hand, columns in enumerate(self.hands):
             total, per_column = score_arrangement(
-                self.hands[hand],  # [tile, row, seen] columns: the scoring reads tile and row
+                columns,  # [tile, row, seen] columns: the scoring reads tile and row
                 self.orchid[hand],
                 apprentice=self.solo and hand == 1,
                 honeysuckle=self.honeysuckle,
@@ -406,10 +429,10 @@ class TussieMussieState(GameState):
         """The columns the apprentice carries into this round: 1 then 2 of its last arrangement's
         tiles (one more each with the head start), drawn at random by ``key``."""
         tiles = sorted([c[0] for c in self.hands[1] if c is not None])
-        keep = min(self.round + (1 if self.config.options["apprentice_head_start"] else 0), len(tiles))
+        keep = min(self.round + (1 if self.head_start else 0), len(tiles))
         choices = ordered_choices(len(tiles), keep)
         kept = [tiles[i] for i in choices[key % len(choices)]]
-        facedown = self.config.options["apprentice_keeps_facedown"]
+        facedown = self.keeps_facedown
         self.kept_from = tiles if facedown else []
         self.kept = kept if facedown else []
         return [[t, "keepsakes", 0] if facedown else [t, "bouquet", ALL_SEEN] for t in kept]
@@ -767,6 +790,9 @@ class TussieMussieState(GameState):
             for c in h:
                 if c is not None and c[1] not in ("bouquet", "keepsakes"):
                     raise PositionError(f"unknown row {c[1]!r}")
+        sides = tuple(side for _, side in self.layout)
+        if self.turn_card is not None and sides != TURN_CARDS[self.turn_card]["layout"]:
+            raise PositionError(f"the table's sides are not Turn card {self.turn_card}'s")
 
 
 def _variants() -> dict[str, Variant]:
