@@ -197,9 +197,9 @@ class TussieMussieState(GameState):
         self.first = round_index % self.n
         keys = draw_keys(self.seed, "deal", round_index, count=SOLO_ROUND_KEYS if self.solo else len(TILE_IDS))
         carried = self.apprentice_keeps(keys[PICK_KEY]) if self.solo and round_index else []
-        order = shuffle(list(TILE_IDS), keys)
-        kept = {column[0] for column in carried}  # out of the stack, which keeps the others' order
-        self.stack = [t for t in order if t not in kept] if kept else order
+        self.stack = shuffle(list(TILE_IDS), keys)
+        for column in carried:  # out of the stack, which keeps the others' order
+            self.stack.remove(column[0])
         self.revealed = False
         self.out = []
         self.orchid = ["white"] * self.hand_count

@@ -14,9 +14,9 @@ SCORING = frozenset(t.id for t in TILES.values() if t.timing == "scoring")  # th
 COLOUR_COUNTED = {"red_tulip": "red", "pink_rose": "pink", "violet": "purple"}
 
 
-def neighbours(columns: Sequence[Column], index: int) -> list[Column]:
-    """The tiles in the columns beside ``index`` (a kept gap is no tile)."""
-    return [columns[j] for j in (index - 1, index + 1) if 0 <= j < len(columns) and columns[j] is not None]
+def beside(columns: Sequence[Column], index: int) -> tuple[Column, Column]:
+    """The columns left and right of ``index``, None where there is none (or a kept gap)."""
+    return (columns[index - 1] if index else None), (columns[index + 1] if index + 1 < len(columns) else None)
 
 
 def score_arrangement(
@@ -74,12 +74,14 @@ def score_arrangement(
         elif tile == "peony":
             effect = 2 if bouquet == 2 else 0
         elif tile == "forget_me_not":
-            effect = sum(HEARTS[n[0]] for n in neighbours(columns, index))
+            left, right = beside(columns, index)
+            effect = (0 if left is None else HEARTS[left[0]]) + (0 if right is None else HEARTS[right[0]])
         elif tile == "hyacinth":
             effect = 3 if total_hearts == 0 else 0
         elif tile == "honeysuckle":
             if honeysuckle == "any_row" or column[1] == "bouquet":
-                effect = sum(1 for n in neighbours(columns, index) if n[1] == "bouquet")
+                left, right = beside(columns, index)
+                effect = (left is not None and left[1] == "bouquet") + (right is not None and right[1] == "bouquet")
         elif tile == "carnation":
             effect = len(colours)
         points.append(HEARTS[tile] + effect)
