@@ -83,7 +83,7 @@ class Draws:
 
 def draw_keys(seed: int, *labels: object, count: int) -> tuple[int, ...]:
     """``Draws(seed, *labels).keys(count)``, the first draw, without the object: for a purpose that
-    reads all its random orders from one draw (a Tussie Mussie round), where making a ``Draws``
+    reads all its random orders from one draw (a Tussie Mussie match), where making a ``Draws``
     costs about as much as the hash."""
     return _keys("\x1f".join([str(int(seed)), *map(str, labels), "0"]), count)
 

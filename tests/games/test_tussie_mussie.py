@@ -24,7 +24,7 @@ from engine_contract import (
     step,
 )
 from referee.games import ConfigError, IllegalActionError, get_game
-from referee.games.seeding import Draws
+from referee.games.seeding import draw_keys
 from referee.games.tussie_mussie.data import PRE_PRESENTATION, TILE_IDS, TILES, TURN_CARDS
 from referee.games.tussie_mussie.scoring import score_arrangement
 
@@ -523,17 +523,22 @@ def fisher_yates(items, keys) -> list:
     return items
 
 
-def test_a_round_deal_is_one_draw_of_its_keys() -> None:
-    """A round reads one draw of Draws(seed, "deal", round): keys 1-17 shuffle the tiles; in solo
-    key 0 picks the Turn cards' order among their 720, key 18 the tiles the apprentice keeps among
-    its ordered choices."""
+def round_keys(seed: int, round_index: int) -> tuple[int, ...]:
+    """A round's 19 keys: its part of the match's one draw."""
+    return draw_keys(seed, "deal", count=57)[19 * round_index:19 * round_index + 19]
+
+
+def test_a_round_deal_is_its_part_of_one_draw_of_keys() -> None:
+    """A match reads one draw of draw_keys(seed, "deal"), 19 keys a round: keys 1-17 shuffle the
+    tiles; in solo key 0 picks the Turn cards' order among their 720, key 18 the tiles the
+    apprentice keeps among its ordered choices."""
     standard = GAME.new_state(GAME.configure(2), 5)
-    assert standard.stack + standard.offer["tiles"][::-1] == fisher_yates(TILE_IDS, Draws(5, "deal", 0).keys(18))
+    assert standard.stack + standard.offer["tiles"][::-1] == fisher_yates(TILE_IDS, round_keys(5, 0))
     turn_orders = list(itertools.permutations(sorted(TURN_CARDS)))
     for seed in range(20):
         starts = round_starts(GAME.configure(1, "solo"), seed)
         for round_index, state in enumerate(starts):
-            keys = Draws(seed, "deal", round_index).keys(19)
+            keys = round_keys(seed, round_index)
             carried = {c[0] for c in state.hands[1]}
             assert dealt_order(state) == [t for t in fisher_yates(TILE_IDS, keys) if t not in carried]
             assert [state.turn_card, *state.turns[::-1]] == list(turn_orders[keys[0] % 720])[::-1]

@@ -91,14 +91,21 @@ DONE = {"type": "done"}
 SNAPDRAGON_ACTIONS = [{"type": "snapdragon", "column": c} for c in range(len(TILE_IDS))]
 MARIGOLD_ACTIONS = [{"type": "marigold", "column": c} for c in range(len(TILE_IDS))]
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
-# A round's random orders all come from one draw of 64-bit keys, draw_keys(seed, "deal", round):
-# one digest a round, not a hash per purpose. Keys 1-17 shuffle the tiles; in solo key 0 picks the
-# Turn cards' order among their 720, key 18 the apprentice's kept tiles among its ordered choices.
-# Each is read modulo a count under 1000: a bias under 10^-16, as likely as two equal keys in a
-# sorted shuffle (Draws.shuffled), and a Fisher-Yates shuffle costs less than the sort.
+# A match's random orders all come from one draw of 64-bit keys, draw_keys(seed, "deal"), ROUND_KEYS
+# a round in round order: one hash a match, not one per purpose (nor per round), and a round's keys
+# depend on the seed and round only. Of a round's keys, 1-17 shuffle the tiles; in solo key 0 picks
+# the Turn cards' order among their 720, key 18 the apprentice's kept tiles among its ordered
+# choices. Each is read modulo a count under 1000: a bias under 10^-16, as likely as two equal keys
+# in a sorted shuffle (Draws.shuffled), and a Fisher-Yates shuffle costs less than the sort.
 TURN_KEY, PICK_KEY = 0, len(TILE_IDS)
-SOLO_ROUND_KEYS = PICK_KEY + 1
+ROUND_KEYS = PICK_KEY + 1
 TURN_ORDERS = tuple(itertools.permutations(TURN_CARD_IDS))
+
+
+@functools.lru_cache(maxsize=64)
+def match_keys(seed: int) -> tuple[int, ...]:
+    """Every round's keys (cached: a match asks once a round, and a few are played at once)."""
+    return draw_keys(seed, "deal", count=ROUNDS * ROUND_KEYS)
 
 
 def shuffle(items: list[str], keys: tuple[int, ...]) -> list[str]:
@@ -195,7 +202,8 @@ class TussieMussieState(GameState):
         """Deal the round from its keys (see TURN_KEY) and set up its decisions."""
         self.round = round_index
         self.first = round_index % self.n
-        keys = draw_keys(self.seed, "deal", round_index, count=SOLO_ROUND_KEYS if self.solo else len(TILE_IDS))
+        first_key = round_index * ROUND_KEYS
+        keys = match_keys(self.seed)[first_key:first_key + ROUND_KEYS]
         carried = self.apprentice_keeps(keys[PICK_KEY]) if self.solo and round_index else []
         self.stack = shuffle(list(TILE_IDS), keys)
         for column in carried:  # out of the stack, which keeps the others' order
