@@ -344,8 +344,8 @@ class TussieMussieState(GameState):
                 for c in self.columns_of(seat)
                 if c != self.snap_moved
             ] + [SNAPDRAGON_STOP]
-        used = self.used[seat]
-        unused = [c[0] for c in self.hands[seat] if c is not None and c[0] in PRE_PRESENTATION and c[0] not in used]
+        tiles = [c[0] for c in self.hands[seat] if c is not None]
+        unused = PRE_PRESENTATION.intersection(tiles).difference(self.used[seat])
         if not unused:
             return []
         actions: list[Action] = []

@@ -32,37 +32,39 @@ def score_arrangement(
     engine's own ``[tile, row, seen]`` columns); ``None`` is a kept gap that breaks adjacency (it
     scores 0).
     """
-    # the arrangement's tallies in one pass (scoring ends every round of every random playout)
+    # the arrangement's tallies and each column's hearts in one pass (scoring ends every round of
+    # every random playout), then the effects of the columns that have one
     tiles = 0
     total_hearts = 0
     heartless = 0
     bouquet = 0
-    colours: dict[str, int] = {}  # colour -> tiles of it (an Orchid counts as its chosen colour)
+    colours = []  # each tile's colour (an Orchid counts as its chosen colour)
+    points = []  # each column's hearts, then its effect added
+    effects = []  # the columns whose tile has an effect
     for column in columns:
-        if column is not None:
-            tile = column[0]
-            tiles += 1
-            hearts = HEARTS[tile]
-            total_hearts += hearts
-            if not hearts:
-                heartless += 1
-            colour = orchid_colour if tile == "orchid" else COLOUR[tile]
-            colours[colour] = colours.get(colour, 0) + 1
-            if column[1] == "bouquet":
-                bouquet += 1
-
-    points = []
-    for index, column in enumerate(columns):
         if column is None:
             points.append(0)
             continue
         tile = column[0]
-        effect = 0
-        if tile not in SCORING:
-            if apprentice and tile in PRE_PRESENTATION:
-                effect = 2
-        elif tile in COLOUR_COUNTED:
-            effect = colours.get(COLOUR_COUNTED[tile], 0)
+        tiles += 1
+        hearts = HEARTS[tile]
+        total_hearts += hearts
+        if not hearts:
+            heartless += 1
+        colours.append(orchid_colour if tile == "orchid" else COLOUR[tile])
+        if column[1] == "bouquet":
+            bouquet += 1
+        if tile in SCORING:
+            effects.append(len(points))
+        elif apprentice and tile in PRE_PRESENTATION:
+            hearts += 2
+        points.append(hearts)
+
+    for index in effects:
+        column = columns[index]
+        tile = column[0]
+        if tile in COLOUR_COUNTED:
+            effect = colours.count(COLOUR_COUNTED[tile])
         elif tile == "red_rose":
             effect = total_hearts
         elif tile == "amaryllis":
@@ -79,10 +81,11 @@ def score_arrangement(
         elif tile == "hyacinth":
             effect = 3 if total_hearts == 0 else 0
         elif tile == "honeysuckle":
+            effect = 0
             if honeysuckle == "any_row" or column[1] == "bouquet":
                 left, right = beside(columns, index)
                 effect = (left is not None and left[1] == "bouquet") + (right is not None and right[1] == "bouquet")
-        elif tile == "carnation":
-            effect = len(colours)
-        points.append(HEARTS[tile] + effect)
+        else:  # the Carnation
+            effect = len(set(colours))
+        points[index] += effect
     return sum(points), points
