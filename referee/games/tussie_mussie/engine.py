@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import itertools
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from ..interface import (
@@ -87,9 +88,12 @@ ORCHID_ACTIONS = [{"type": "orchid", "colour": colour} for colour in ORCHID_COLO
 LARKSPUR_DRAW = {"type": "larkspur_draw"}
 SNAPDRAGON_STOP = {"type": "snapdragon_stop"}
 DONE = {"type": "done"}
-# a Snapdragon or Marigold choice of each column (an arrangement never has more columns than tiles)
+# a Snapdragon, Marigold or Larkspur (per drawn tile) choice of each column (an arrangement never has
+# more columns than tiles)
 SNAPDRAGON_ACTIONS = [{"type": "snapdragon", "column": c} for c in range(len(TILE_IDS))]
 MARIGOLD_ACTIONS = [{"type": "marigold", "column": c} for c in range(len(TILE_IDS))]
+LARKSPUR_REPLACE = {t: [{"type": "larkspur_replace", "tile": t, "column": c} for c in range(len(TILE_IDS))]
+                    for t in TILE_IDS}
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
 # A match's random orders all come from one draw of 64-bit keys, draw_keys(seed, "deal"), ROUND_KEYS
 # a round in round order: one hash a match, not one per purpose (nor per round), and a round's keys
@@ -316,7 +320,7 @@ class TussieMussieState(GameState):
     def advance_pre(self) -> None:
         """Skip seats with nothing to decide; score the round when every seat is done."""
         while self.pre_index < len(self.pre_order):
-            seat = self.acting()
+            seat = self.pre_order[self.pre_index]
             actions = self.compute_pre_actions(seat)
             if actions:
                 self._legal = {seat: actions}  # computed already: the cache of legal_actions
@@ -324,8 +328,12 @@ class TussieMussieState(GameState):
             self.pre_index += 1
         self.present()
 
-    def columns_of(self, hand: int) -> list[int]:
-        return [i for i, c in enumerate(self.hands[hand]) if c is not None]
+    def columns_of(self, hand: int) -> Sequence[int]:
+        """The columns holding a tile (all, unless a Marigold left a gap)."""
+        columns = self.hands[hand]
+        if None in columns:
+            return [i for i, c in enumerate(columns) if c is not None]
+        return range(len(columns))
 
     def column_of(self, hand: int, tile: str) -> int | None:
         return next((i for i, c in enumerate(self.hands[hand]) if c is not None and c[0] == tile), None)
@@ -333,19 +341,15 @@ class TussieMussieState(GameState):
     def compute_pre_actions(self, seat: int) -> list[Action]:
         """The acting seat's choices: a pending Larkspur or Snapdragon step, or any unused ability."""
         if self.larkspur is not None:
-            return [
-                {"type": "larkspur_replace", "tile": t, "column": c}
-                for t in self.larkspur
-                for c in self.columns_of(seat)
-            ]
+            return [LARKSPUR_REPLACE[t][c] for t in self.larkspur for c in self.columns_of(seat)]
         if self.snap_moved is not None:
             return [
                 SNAPDRAGON_ACTIONS[c]
                 for c in self.columns_of(seat)
                 if c != self.snap_moved
             ] + [SNAPDRAGON_STOP]
-        tiles = [c[0] for c in self.hands[seat] if c is not None]
-        unused = PRE_PRESENTATION.intersection(tiles).difference(self.used[seat])
+        used = self.used[seat]
+        unused = [c[0] for c in self.hands[seat] if c is not None and c[0] in PRE_PRESENTATION and c[0] not in used]
         if not unused:
             return []
         actions: list[Action] = []
