@@ -8,10 +8,18 @@ from .data import PRE_PRESENTATION, TILES
 Column = tuple[str, str] | None  # (tile id, row) or an emptied column (marigold_gap=keep)
 
 HEARTS = {t.id: t.hearts for t in TILES.values()}
-COLOUR = {t.id: t.colour for t in TILES.values()}
 SCORING = frozenset(t.id for t in TILES.values() if t.timing == "scoring")  # the tiles with an effect
 # the effects that count a colour: "+1 for each <colour> tile you have, itself included"
 COLOUR_COUNTED = {"red_tulip": "red", "pink_rose": "pink", "violet": "purple"}
+# what the one pass over the columns reads of a tile, in one look-up: its hearts, its colour (None
+# for the Orchid: it counts as its chosen colour), and whether it has an effect or, scoring 2 for
+# the apprentice, an ability
+EFFECT, ABILITY = "effect", "ability"
+TILE_FACTS = {
+    t.id: (t.hearts, None if t.id == "orchid" else t.colour,
+           EFFECT if t.id in SCORING else ABILITY if t.id in PRE_PRESENTATION else None)
+    for t in TILES.values()
+}
 
 
 def beside(columns: Sequence[Column], index: int) -> tuple[Column, Column]:
@@ -34,7 +42,6 @@ def score_arrangement(
     """
     # the arrangement's tallies and each column's hearts in one pass (scoring ends every round of
     # every random playout), then the effects of the columns that have one
-    tiles = 0
     total_hearts = 0
     heartless = 0
     bouquet = 0
@@ -45,18 +52,16 @@ def score_arrangement(
         if column is None:
             points.append(0)
             continue
-        tile = column[0]
-        tiles += 1
-        hearts = HEARTS[tile]
+        hearts, colour, kind = TILE_FACTS[column[0]]
         total_hearts += hearts
         if not hearts:
             heartless += 1
-        colours.append(orchid_colour if tile == "orchid" else COLOUR[tile])
+        colours.append(colour or orchid_colour)
         if column[1] == "bouquet":
             bouquet += 1
-        if tile in SCORING:
+        if kind is EFFECT:
             effects.append(len(points))
-        elif apprentice and tile in PRE_PRESENTATION:
+        elif kind is ABILITY and apprentice:
             hearts += 2
         points.append(hearts)
 
@@ -70,7 +75,7 @@ def score_arrangement(
         elif tile == "amaryllis":
             effect = bouquet
         elif tile == "gardenia":
-            effect = tiles - bouquet
+            effect = len(colours) - bouquet  # a colour a tile
         elif tile == "daisy":
             effect = heartless - 1  # every heartless tile but itself
         elif tile == "peony":
