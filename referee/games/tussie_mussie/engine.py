@@ -33,7 +33,7 @@ import functools
 import itertools
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..interface import (
     Action,
@@ -95,6 +95,17 @@ MARIGOLD_ACTIONS = [{"type": "marigold", "column": c} for c in range(len(TILE_ID
 LARKSPUR_REPLACE = {t: [{"type": "larkspur_replace", "tile": t, "column": c} for c in range(len(TILE_IDS))]
                     for t in TILE_IDS}
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
+
+
+class Unrendered(NamedTuple):
+    """A finished round's arrangements (its hands' columns), not yet rendered as JSON."""
+
+    hands: list[list[list | None]]
+
+    def render(self) -> list[list[dict]]:
+        return [[GAP if c is None else COLUMN_JSON[c[0]][c[1]] for c in hand] for hand in self.hands]
+
+
 # A match's random orders all come from one draw of 64-bit keys, draw_keys(seed, "deal"), ROUND_KEYS
 # a round in round order: one hash a match, not one per purpose (nor per round), and a round's keys
 # depend on the seed and round only. Of a round's keys, 1-17 shuffle the tiles; in solo key 0 picks
@@ -194,7 +205,7 @@ class TussieMussieState(GameState):
         self.larkspur: list[str] | None = None
         self.snap_moved: int | None = None
         self.points: list[list[int]] = []
-        self.history: list[dict[str, Any]] = []
+        self.summaries: list[dict[str, Any]] = []  # see history
         # solo
         self.turns: list[str] = []
         self.turn_card: str | None = None
@@ -420,13 +431,11 @@ class TussieMussieState(GameState):
             points.append(total)
             breakdowns.append(per_column)
         self.points.append(points)
-        self.history.append(
+        self.summaries.append(
             {
                 "round": self.round,
                 "first_player": self.first,
-                "arrangements": [
-                    [GAP if c is None else COLUMN_JSON[c[0]][c[1]] for c in hand] for hand in self.hands
-                ],
+                "arrangements": Unrendered(self.hands),  # never changed after this: the next round has new ones
                 "orchid": list(self.orchid),
                 "points": points,
                 "column_points": breakdowns,
@@ -625,7 +634,7 @@ class TussieMussieState(GameState):
         return (self.view(None, rounds) if spectator else None), seats
 
     # Read-only views (GameState.read_only_views): the finished rounds' summaries are shared, not
-    # copied — once recorded they never change (clones share them too); only the list is new
+    # copied — once read they never change (clones share them too); only the list is new
     def read_only_public_view(self) -> dict[str, Any]:
         return self.view(None, list(self.history))
 
@@ -636,6 +645,16 @@ class TussieMussieState(GameState):
 
     def read_only_observation(self, seat: int) -> dict[str, Any]:
         return self.observation(seat, list(self.history))
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The finished rounds' summaries. A round's arrangements are rendered as JSON when first
+        read (views, positions, the tie-break), not as the round ends: random playouts read none."""
+        for summary in self.summaries:
+            arrangements = summary["arrangements"]
+            if isinstance(arrangements, Unrendered):  # summaries are shared by clones: render once
+                summary["arrangements"] = arrangements.render()
+        return self.summaries
 
     # ------------------------------------------------------------------ result
     def totals(self) -> list[int]:
@@ -667,8 +686,8 @@ class TussieMussieState(GameState):
 
     # ------------------------------------------------------------------ hidden information
     def _copy_mutables(self, other: TussieMussieState) -> None:
-        """Every list play mutates is copied; the offer order and the round summaries are never
-        changed once written, so they are shared."""
+        """Every list play mutates is copied; the offer order and the round summaries are shared
+        (a summary changes only as its arrangements are rendered, before anyone reads them)."""
         other.stack = list(self.stack)
         other.hands = [[None if c is None else list(c) for c in h] for h in self.hands]
         other.offer = None if self.offer is None else {"tiles": list(self.offer["tiles"]),
@@ -679,7 +698,7 @@ class TussieMussieState(GameState):
         other.orchid = list(self.orchid)
         other.larkspur = None if self.larkspur is None else list(self.larkspur)
         other.points = list(self.points)
-        other.history = list(self.history)
+        other.summaries = list(self.summaries)
         other.turns = list(self.turns)
         other.layout = [list(t) for t in self.layout]
         other.kept = list(self.kept)
@@ -776,7 +795,7 @@ class TussieMussieState(GameState):
         state.larkspur = None if data.get("larkspur") is None else list(data["larkspur"])
         state.snap_moved = data.get("snap_moved")
         state.points = [list(p) for p in data.get("points", [])]
-        state.history = list(data.get("history", []))
+        state.summaries = list(data.get("history", []))
         state.turns = list(data.get("turns", []))
         state.turn_card = data.get("turn_card")
         state.layout = [list(s) for s in data.get("layout", [])]
