@@ -5,7 +5,7 @@ import hashlib
 import struct
 from collections import Counter
 
-from referee.games.seeding import Draws
+from referee.games.seeding import Draws, draw_keys
 
 CARDS = [f"card-{i}" for i in range(54)]
 
@@ -38,3 +38,7 @@ def test_shuffles_are_uniform_enough() -> None:
     orders = Counter(tuple(Draws(seed, "deal", 1).shuffled("abc")) for seed in range(6000))
     assert len(orders) == 6
     assert all(850 < count < 1150 for count in orders.values()), orders
+
+
+def test_draw_keys_are_the_first_draw_without_the_object() -> None:
+    assert draw_keys(7, "deal", 2, count=5) == Draws(7, "deal", 2).keys(5)

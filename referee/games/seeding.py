@@ -5,7 +5,8 @@ gets its own stream, hashed from the seed and a label, so the deal of round 3 do
 what happened in rounds 1-2, and a bot's seed reveals nothing about the cards.
 
 Two kinds of stream: ``stream`` a ``random.Random`` (any draw a rule needs), ``Draws`` only random
-orders (shuffles, samples) but several times cheaper to start, for what a round starts with.
+orders (shuffles, samples) but several times cheaper to start, for what a round starts with
+(``draw_keys``: one draw of its keys, cheaper still).
 """
 from __future__ import annotations
 
@@ -64,8 +65,7 @@ class Draws:
         """The next draw: ``count`` independent random 64-bit integers."""
         text = f"{self.prefix}\x1f{self.drawn}"
         self.drawn += 1
-        unpacker = _UNPACKERS.get(count) or _unpacker(count)
-        return unpacker.unpack(_shake_128(text.encode()).digest(8 * count))
+        return _keys(text, count)
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
         """A shuffled copy of ``items``: sorted by random keys (two equal keys, which would keep
@@ -81,8 +81,21 @@ class Draws:
         return self.shuffled(items)[:count]
 
 
+def draw_keys(seed: int, *labels: object, count: int) -> tuple[int, ...]:
+    """``Draws(seed, *labels).keys(count)``, the first draw, without the object: for a purpose that
+    reads all its random orders from one draw (a Tussie Mussie match), where making a ``Draws``
+    costs about as much as the hash."""
+    return _keys("\x1f".join([str(int(seed)), *map(str, labels), "0"]), count)
+
+
 _shake_128 = hashlib.shake_128
 _UNPACKERS: dict[int, struct.Struct] = {}
+
+
+def _keys(text: str, count: int) -> tuple[int, ...]:
+    """A draw (``Draws.keys``, ``draw_keys``): SHAKE-128 of ``text`` read as 64-bit keys."""
+    unpacker = _UNPACKERS.get(count) or _unpacker(count)
+    return unpacker.unpack(_shake_128(text.encode()).digest(8 * count))
 
 
 def _unpacker(count: int) -> struct.Struct:

@@ -1,8 +1,10 @@
 """Tussie Mussie rules, from the rulebook's examples, the vectors and hand-built positions."""
 from __future__ import annotations
 
+import itertools
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -22,7 +24,8 @@ from engine_contract import (
     step,
 )
 from referee.games import ConfigError, IllegalActionError, get_game
-from referee.games.tussie_mussie.data import PRE_PRESENTATION, TILE_IDS, TILES
+from referee.games.seeding import draw_keys
+from referee.games.tussie_mussie.data import PRE_PRESENTATION, TILE_IDS, TILES, TURN_CARDS
 from referee.games.tussie_mussie.scoring import score_arrangement
 
 GAME = get_game("tussie-mussie")
@@ -479,6 +482,99 @@ def test_same_seed_same_deal_whatever_happened_before() -> None:
             step(state, rng)
         decks.append(list(state.stack) + state.offer["tiles"])
     assert decks[0] == decks[1]
+
+
+
+# ---------------------------------------------------------------------- the deal
+def round_starts(config, seed: int, policy_seed: int = 0) -> list:
+    """A copy of the state as each round of a seeded random game starts."""
+    state = GAME.new_state(config, seed)
+    rng = random.Random(policy_seed)
+    starts = [state.clone()]
+    while not state.is_terminal():
+        step(state, rng)
+        if state.round == len(starts) and not state.is_terminal():
+            starts.append(state.clone())
+    return starts
+
+
+def dealt_order(state) -> list[str]:
+    """A solo round's tiles in the order its deal gave them, as the round starts: the stack, then
+    the tiles its first Turn card took from the top (and the Turn card T6's discard)."""
+    drawn = [state.layout[1][0], state.layout[0][0]] + [t for t, _ in state.out]
+    return state.stack + drawn
+
+
+@pytest.mark.parametrize("options", [{}, {"apprentice_head_start": "true"}])
+def test_each_solo_round_deals_every_tile_exactly_once(options) -> None:
+    for seed in range(40):
+        for state in round_starts(GAME.configure(1, "solo", options), seed, seed):
+            placed = [c[0] for hand in state.hands for c in hand]
+            assert sorted(dealt_order(state) + placed) == sorted(TILE_IDS)
+            assert sorted(state.turns + [state.turn_card]) == ["T1", "T2", "T3", "T4", "T5", "T6"]
+
+
+def fisher_yates(items, keys) -> list:
+    """The definition, written out again: the swap at position i (last first) by key i."""
+    items = list(items)
+    for i in reversed(range(1, len(items))):
+        j = keys[i] % (i + 1)
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
+def round_keys(seed: int, round_index: int) -> tuple[int, ...]:
+    """A round's 19 keys: its part of the match's one draw."""
+    return draw_keys(seed, "deal", count=57)[19 * round_index:19 * round_index + 19]
+
+
+def test_a_round_deal_is_its_part_of_one_draw_of_keys() -> None:
+    """A match reads one draw of draw_keys(seed, "deal"), 19 keys a round: keys 1-17 shuffle the
+    tiles; in solo key 0 picks the Turn cards' order among their 720, key 18 the tiles the
+    apprentice keeps among its ordered choices."""
+    standard = GAME.new_state(GAME.configure(2), 5)
+    assert standard.stack + standard.offer["tiles"][::-1] == fisher_yates(TILE_IDS, round_keys(5, 0))
+    turn_orders = list(itertools.permutations(sorted(TURN_CARDS)))
+    for seed in range(20):
+        starts = round_starts(GAME.configure(1, "solo"), seed)
+        for round_index, state in enumerate(starts):
+            keys = round_keys(seed, round_index)
+            carried = {c[0] for c in state.hands[1]}
+            assert dealt_order(state) == [t for t in fisher_yates(TILE_IDS, keys) if t not in carried]
+            assert [state.turn_card, *state.turns[::-1]] == list(turn_orders[keys[0] % 720])[::-1]
+            if round_index:
+                tiles = sorted(c["tile"]["id"] for c in state.history[-1]["arrangements"][1])
+                choices = list(itertools.permutations(tiles, round_index))
+                assert [c[0] for c in state.hands[1]] == list(choices[keys[18] % len(choices)])
+
+
+def test_solo_deals_depend_on_the_seed_and_round_only() -> None:
+    """Whatever was played before, a round deals its tiles in the same order (the apprentice's kept
+    tiles taken out) with the same Turn cards; another round or seed deals otherwise."""
+    config = GAME.configure(1, "solo")
+    plays = [round_starts(config, 99, policy_seed) for policy_seed in (1, 2)]
+    for first, second in zip(*plays):
+        common = set(dealt_order(first)) & set(dealt_order(second))
+        assert [t for t in dealt_order(first) if t in common] == [t for t in dealt_order(second) if t in common]
+        assert first.turns == second.turns and first.turn_card == second.turn_card
+    orders = {tuple(dealt_order(state)[:8]) for seed in (99, 100) for state in round_starts(config, seed)}
+    assert len(orders) == 6
+
+
+def test_solo_deals_are_uniform_and_their_parts_independent() -> None:
+    """Over many seeds: the first Turn card and the apprentice's kept tile (by the turn that gave it)
+    spread evenly, and neither follows the tiles' order nor the round before."""
+    config = GAME.configure(1, "solo")
+    first_turns, kept_turns, same_top = Counter(), Counter(), 0
+    for seed in range(1200):
+        starts = round_starts(config, seed)
+        first_turns[starts[0].turn_card, starts[1].turn_card] += 1
+        received = [c["tile"]["id"] for c in starts[1].history[0]["arrangements"][1]]
+        kept_turns[received.index(starts[1].hands[1][0][0])] += 1
+        same_top += dealt_order(starts[0])[-1] == dealt_order(starts[2])[-1]
+    assert len(first_turns) == 36 and all(15 < n < 55 for n in first_turns.values()), first_turns
+    assert sorted(kept_turns) == [0, 1, 2, 3] and all(240 < n < 360 for n in kept_turns.values()), kept_turns
+    assert 40 < same_top < 100, "the same top tile two rounds running: about 1 in 17"
 
 
 @pytest.mark.soak

@@ -29,8 +29,11 @@ apprentice kept, with ``kept_from``: the tiles it kept them from).
 """
 from __future__ import annotations
 
+import functools
+import itertools
 import random
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from ..interface import (
     Action,
@@ -43,7 +46,7 @@ from ..interface import (
     copy_json,
 )
 from ..ranking import competition_ranks, ranks_with_tiebreak
-from ..seeding import Draws, draw_seed
+from ..seeding import draw_keys, draw_seed
 from .data import ALPHABETICAL_RANK, CARD_TEXTS, COLOURS, PRE_PRESENTATION, ROWS, TILE_IDS, TILES, TURN_CARDS
 from .scoring import score_arrangement
 
@@ -85,10 +88,53 @@ ORCHID_ACTIONS = [{"type": "orchid", "colour": colour} for colour in ORCHID_COLO
 LARKSPUR_DRAW = {"type": "larkspur_draw"}
 SNAPDRAGON_STOP = {"type": "snapdragon_stop"}
 DONE = {"type": "done"}
-# a Snapdragon or Marigold choice of each column (an arrangement never has more columns than tiles)
+# a Snapdragon, Marigold or Larkspur (per drawn tile) choice of each column (an arrangement never has
+# more columns than tiles)
 SNAPDRAGON_ACTIONS = [{"type": "snapdragon", "column": c} for c in range(len(TILE_IDS))]
 MARIGOLD_ACTIONS = [{"type": "marigold", "column": c} for c in range(len(TILE_IDS))]
+LARKSPUR_REPLACE = {t: [{"type": "larkspur_replace", "tile": t, "column": c} for c in range(len(TILE_IDS))]
+                    for t in TILE_IDS}
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
+
+
+class Unrendered(NamedTuple):
+    """A finished round's arrangements (its hands' columns), not yet rendered as JSON."""
+
+    hands: list[list[list | None]]
+
+    def render(self) -> list[list[dict]]:
+        return [[GAP if c is None else COLUMN_JSON[c[0]][c[1]] for c in hand] for hand in self.hands]
+
+
+# A match's random orders all come from one draw of 64-bit keys, draw_keys(seed, "deal"), ROUND_KEYS
+# a round in round order: one hash a match, not one per purpose (nor per round), and a round's keys
+# depend on the seed and round only. Of a round's keys, 1-17 shuffle the tiles; in solo key 0 picks
+# the Turn cards' order among their 720, key 18 the apprentice's kept tiles among its ordered
+# choices. Each is read modulo a count under 1000: a bias under 10^-16, as likely as two equal keys
+# in a sorted shuffle (Draws.shuffled), and a Fisher-Yates shuffle costs less than the sort.
+TURN_KEY, PICK_KEY = 0, len(TILE_IDS)
+ROUND_KEYS = PICK_KEY + 1
+TURN_ORDERS = tuple(itertools.permutations(TURN_CARD_IDS))
+
+
+@functools.lru_cache(maxsize=64)
+def match_keys(seed: int) -> tuple[int, ...]:
+    """Every round's keys (cached: a match asks once a round, and a few are played at once)."""
+    return draw_keys(seed, "deal", count=ROUNDS * ROUND_KEYS)
+
+
+def shuffle(items: list[str], keys: tuple[int, ...]) -> list[str]:
+    """``items`` shuffled in place and returned: Fisher-Yates, the swap at position i by key i."""
+    for i in range(len(items) - 1, 0, -1):
+        j = keys[i] % (i + 1)
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
+@functools.cache
+def ordered_choices(items: int, count: int) -> tuple[tuple[int, ...], ...]:
+    """Every ordered choice of ``count`` of ``items`` positions (the apprentice's picks: a few)."""
+    return tuple(itertools.permutations(range(items), count))
 
 
 def distribute_actions(turn_card: str, sides: tuple[str, ...]) -> list[Action]:
@@ -106,6 +152,22 @@ def distribute_actions(turn_card: str, sides: tuple[str, ...]) -> list[Action]:
 
 # each Turn card's choices for its tiles as it lays them out
 TURN_ACTIONS = {card: distribute_actions(card, TURN_CARDS[card]["layout"]) for card in TURN_CARDS}
+# each Turn card's immediate action and layout: (discards the stack's top, left side, right side)
+TURN_LAYOUTS = {card: (bool(spec.get("discard_top")), *spec["layout"]) for card, spec in TURN_CARDS.items()}
+
+
+def placement(sides: tuple[str, str], choice: tuple[str, str, str], slot: int) -> tuple[str, int, str, int]:
+    """Where a distribute choice puts the two tiles: the row and seen mask of the one the seat
+    takes from ``slot``, then of the other, the apprentice's. Everyone knows a tile seen face up
+    on the table or placed face up; the seat alone one it takes face down from the table."""
+    _, mine, theirs = choice
+    return ("bouquet" if mine == "U" else "keepsakes", ALL_SEEN if "U" in (sides[slot], mine) else 1,
+            "bouquet" if theirs == "U" else "keepsakes", ALL_SEEN if "U" in (sides[1 - slot], theirs) else 0)
+
+
+# every (Turn card, option, slot)'s placement (a table's sides are its Turn card's: validate)
+PLACEMENTS = {(card, option, slot): placement(spec["layout"], choice, slot)
+              for card, spec in TURN_CARDS.items() for option, choice in spec["options"].items() for slot in (0, 1)}
 
 
 class TussieMussieState(GameState):
@@ -124,6 +186,8 @@ class TussieMussieState(GameState):
         self.hand_count = 2 if self.solo else self.n  # the apprentice is hand 1 in solo
         self.honeysuckle = config.options["honeysuckle"]
         self.close_gap = config.options["marigold_gap"] == "close"
+        self.head_start = self.solo and config.options["apprentice_head_start"]
+        self.keeps_facedown = self.solo and config.options["apprentice_keeps_facedown"]
         self.round = 0
         self.first = 0
         self.phase = "offer"
@@ -141,7 +205,7 @@ class TussieMussieState(GameState):
         self.larkspur: list[str] | None = None
         self.snap_moved: int | None = None
         self.points: list[list[int]] = []
-        self.history: list[dict[str, Any]] = []
+        self.summaries: list[dict[str, Any]] = []  # see history
         # solo
         self.turns: list[str] = []
         self.turn_card: str | None = None
@@ -150,41 +214,48 @@ class TussieMussieState(GameState):
         self.kept_from: list[str] = []
 
     def start_round(self, round_index: int) -> None:
-        """Shuffle the tiles (those the apprentice keeps excepted) and set up the round's decisions."""
+        """Deal the round from its keys (see TURN_KEY) and set up its decisions."""
         self.round = round_index
         self.first = round_index % self.n
-        deal = Draws(self.seed, "deal", round_index)
-        carried = self.hands[1] if self.solo and round_index else []
-        if carried:
-            tiles = list(TILE_IDS)
-            for column in carried:
-                tiles.remove(column[0])
-            self.stack = deal.shuffled(tiles)
-        else:
-            self.stack = deal.shuffled(TILE_IDS)
-        self.hands = [[] for _ in range(self.hand_count)]
+        first_key = round_index * ROUND_KEYS
+        keys = match_keys(self.seed)[first_key:first_key + ROUND_KEYS]
+        carried = self.apprentice_keeps(keys[PICK_KEY]) if self.solo and round_index else []
+        self.stack = shuffle(list(TILE_IDS), keys)
+        for column in carried:  # out of the stack, which keeps the others' order
+            self.stack.remove(column[0])
         self.revealed = False
         self.out = []
-        self.used = [[] for _ in range(self.hand_count)]
         self.orchid = ["white"] * self.hand_count
         self.larkspur = None
         self.snap_moved = None
         self.pre_order, self.pre_index = [], 0
         self.offer = None
         if self.solo:
-            self.hands[1] = carried
-            if round_index == 0 and self.config.options["apprentice_head_start"]:
-                self.hands[1].append([self.stack.pop(), "bouquet", ALL_SEEN])
-            self.turns = deal.shuffled(TURN_CARD_IDS)
-            self.phase = "distribute"
-            self.next_solo_turn()
+            self.start_solo_turns(carried, keys[TURN_KEY])
         else:
-            n, f = self.n, self.first
-            left = [[(f + i) % n, (f + i + 1) % n] for i in range(n)]
-            right = [[(f - i) % n, (f - i - 1) % n] for i in range(n)]
-            self.offers, self.offer_index = left + right, 0
-            self.phase = "offer"
-            self.draw_offer()
+            self.start_offers()
+
+    def start_solo_turns(self, carried: list[list], turn_key: int) -> None:
+        """The apprentice's carried columns (and its head start) lead its arrangement; the Turn
+        deck is shuffled and its first card revealed."""
+        if self.round == 0 and self.head_start:
+            carried.append([self.stack.pop(), "bouquet", ALL_SEEN])
+        self.hands = [[], carried]
+        self.used = [[], []]
+        self.turns = list(TURN_ORDERS[turn_key % len(TURN_ORDERS)])
+        self.phase = "distribute"
+        self.next_solo_turn()
+
+    def start_offers(self) -> None:
+        """The round's offers: each seat to its left from the first player, then to its right."""
+        n, f = self.n, self.first
+        self.hands = [[] for _ in range(n)]
+        self.used = [[] for _ in range(n)]
+        left = [[(f + i) % n, (f + i + 1) % n] for i in range(n)]
+        right = [[(f - i) % n, (f - i - 1) % n] for i in range(n)]
+        self.offers, self.offer_index = left + right, 0
+        self.phase = "offer"
+        self.draw_offer()
 
     # ------------------------------------------------------------------ offers
     def draw_offer(self) -> None:
@@ -226,28 +297,23 @@ class TussieMussieState(GameState):
     def next_solo_turn(self) -> None:
         """Reveal a Turn card, apply its immediate action, lay out two tiles."""
         self.turn_card = turn_card = self.turns.pop()
-        card = TURN_CARDS[turn_card]
+        discard_top, left, right = TURN_LAYOUTS[turn_card]
         stack = self.stack
-        if card.get("discard_top") and stack:
+        if discard_top and stack:
             self.out.append([stack.pop(), 0])  # unseen by anyone
-        left, right = card["layout"]
         self.layout = [[stack.pop(), left], [stack.pop(), right]]
         # the seat's choices are known now: the cache of legal_actions (as advance_pre fills it)
         self._legal = {0: TURN_ACTIONS[turn_card]}
 
     def distribute(self, option: str, slot: int) -> None:
-        choose, mine, theirs = TURN_CARDS[self.turn_card]["options"][option]
-        # the seat knows a tile it saw face up on the table or that joins its own arrangement
-        tile, side = self.layout[slot]
-        seen = ALL_SEEN if side == "U" or mine == "U" else 1
-        self.hands[0].append([tile, "bouquet" if mine == "U" else "keepsakes", seen])
-        tile, side = self.layout[1 - slot]
-        seen = ALL_SEEN if side == "U" or theirs == "U" else 0
-        self.hands[1].append([tile, "bouquet" if theirs == "U" else "keepsakes", seen])
-        self.layout, self.turn_card = [], None
-        if len(self.hands[0]) < TURNS_PER_SOLO_ROUND:
+        row, seen, other_row, other_seen = PLACEMENTS[self.turn_card, option, slot]
+        layout, hands = self.layout, self.hands
+        hands[0].append([layout[slot][0], row, seen])
+        hands[1].append([layout[1 - slot][0], other_row, other_seen])
+        if len(hands[0]) < TURNS_PER_SOLO_ROUND:
             self.next_solo_turn()
         else:
+            self.layout, self.turn_card = [], None
             self.begin_pre_presentation()
 
     # ------------------------------------------------------------------ Pre-Presentation
@@ -265,7 +331,7 @@ class TussieMussieState(GameState):
     def advance_pre(self) -> None:
         """Skip seats with nothing to decide; score the round when every seat is done."""
         while self.pre_index < len(self.pre_order):
-            seat = self.acting()
+            seat = self.pre_order[self.pre_index]
             actions = self.compute_pre_actions(seat)
             if actions:
                 self._legal = {seat: actions}  # computed already: the cache of legal_actions
@@ -273,8 +339,12 @@ class TussieMussieState(GameState):
             self.pre_index += 1
         self.present()
 
-    def columns_of(self, hand: int) -> list[int]:
-        return [i for i, c in enumerate(self.hands[hand]) if c is not None]
+    def columns_of(self, hand: int) -> Sequence[int]:
+        """The columns holding a tile (all, unless a Marigold left a gap)."""
+        columns = self.hands[hand]
+        if None in columns:
+            return [i for i, c in enumerate(columns) if c is not None]
+        return range(len(columns))
 
     def column_of(self, hand: int, tile: str) -> int | None:
         return next((i for i, c in enumerate(self.hands[hand]) if c is not None and c[0] == tile), None)
@@ -282,11 +352,7 @@ class TussieMussieState(GameState):
     def compute_pre_actions(self, seat: int) -> list[Action]:
         """The acting seat's choices: a pending Larkspur or Snapdragon step, or any unused ability."""
         if self.larkspur is not None:
-            return [
-                {"type": "larkspur_replace", "tile": t, "column": c}
-                for t in self.larkspur
-                for c in self.columns_of(seat)
-            ]
+            return [LARKSPUR_REPLACE[t][c] for t in self.larkspur for c in self.columns_of(seat)]
         if self.snap_moved is not None:
             return [
                 SNAPDRAGON_ACTIONS[c]
@@ -355,9 +421,9 @@ class TussieMussieState(GameState):
     def present(self) -> None:
         """Score every arrangement, then set up the next round or end the match."""
         points, breakdowns = [], []
-        for hand in range(self.hand_count):
+        for hand, columns in enumerate(self.hands):
             total, per_column = score_arrangement(
-                self.hands[hand],  # [tile, row, seen] columns: the scoring reads tile and row
+                columns,  # [tile, row, seen] columns: the scoring reads tile and row
                 self.orchid[hand],
                 apprentice=self.solo and hand == 1,
                 honeysuckle=self.honeysuckle,
@@ -365,34 +431,32 @@ class TussieMussieState(GameState):
             points.append(total)
             breakdowns.append(per_column)
         self.points.append(points)
-        self.history.append(
+        self.summaries.append(
             {
                 "round": self.round,
                 "first_player": self.first,
-                "arrangements": [
-                    [GAP if c is None else COLUMN_JSON[c[0]][c[1]] for c in hand] for hand in self.hands
-                ],
+                "arrangements": Unrendered(self.hands),  # never changed after this: the next round has new ones
                 "orchid": list(self.orchid),
                 "points": points,
                 "column_points": breakdowns,
             }
         )
         if self.round + 1 < ROUNDS:
-            if self.solo:
-                self.apprentice_keeps()
             self.start_round(self.round + 1)
         else:
             self.phase = "over"
 
-    def apprentice_keeps(self) -> None:
-        """The apprentice keeps 1 then 2 tiles (one more each with the head start), drawn at random."""
-        keep = self.round + 1 + (1 if self.config.options["apprentice_head_start"] else 0)
+    def apprentice_keeps(self, key: int) -> list[list]:
+        """The columns the apprentice carries into this round: 1 then 2 of its last arrangement's
+        tiles (one more each with the head start), drawn at random by ``key``."""
         tiles = sorted([c[0] for c in self.hands[1] if c is not None])
-        kept = Draws(self.seed, "apprentice", self.round).sample(tiles, keep)
-        facedown = self.config.options["apprentice_keeps_facedown"]
+        keep = min(self.round + (1 if self.head_start else 0), len(tiles))
+        choices = ordered_choices(len(tiles), keep)
+        kept = [tiles[i] for i in choices[key % len(choices)]]
+        facedown = self.keeps_facedown
         self.kept_from = tiles if facedown else []
         self.kept = kept if facedown else []
-        self.hands[1] = [[t, "keepsakes", 0] if facedown else [t, "bouquet", ALL_SEEN] for t in kept]
+        return [[t, "keepsakes", 0] if facedown else [t, "bouquet", ALL_SEEN] for t in kept]
 
     # ------------------------------------------------------------------ the interface
     def to_move(self) -> list[int]:
@@ -570,7 +634,7 @@ class TussieMussieState(GameState):
         return (self.view(None, rounds) if spectator else None), seats
 
     # Read-only views (GameState.read_only_views): the finished rounds' summaries are shared, not
-    # copied — once recorded they never change (clones share them too); only the list is new
+    # copied — once read they never change (clones share them too); only the list is new
     def read_only_public_view(self) -> dict[str, Any]:
         return self.view(None, list(self.history))
 
@@ -581,6 +645,16 @@ class TussieMussieState(GameState):
 
     def read_only_observation(self, seat: int) -> dict[str, Any]:
         return self.observation(seat, list(self.history))
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The finished rounds' summaries. A round's arrangements are rendered as JSON when first
+        read (views, positions, the tie-break), not as the round ends: random playouts read none."""
+        for summary in self.summaries:
+            arrangements = summary["arrangements"]
+            if isinstance(arrangements, Unrendered):  # summaries are shared by clones: render once
+                summary["arrangements"] = arrangements.render()
+        return self.summaries
 
     # ------------------------------------------------------------------ result
     def totals(self) -> list[int]:
@@ -612,8 +686,8 @@ class TussieMussieState(GameState):
 
     # ------------------------------------------------------------------ hidden information
     def _copy_mutables(self, other: TussieMussieState) -> None:
-        """Every list play mutates is copied; the offer order and the round summaries are never
-        changed once written, so they are shared."""
+        """Every list play mutates is copied; the offer order and the round summaries are shared
+        (a summary changes only as its arrangements are rendered, before anyone reads them)."""
         other.stack = list(self.stack)
         other.hands = [[None if c is None else list(c) for c in h] for h in self.hands]
         other.offer = None if self.offer is None else {"tiles": list(self.offer["tiles"]),
@@ -624,7 +698,7 @@ class TussieMussieState(GameState):
         other.orchid = list(self.orchid)
         other.larkspur = None if self.larkspur is None else list(self.larkspur)
         other.points = list(self.points)
-        other.history = list(self.history)
+        other.summaries = list(self.summaries)
         other.turns = list(self.turns)
         other.layout = [list(t) for t in self.layout]
         other.kept = list(self.kept)
@@ -721,7 +795,7 @@ class TussieMussieState(GameState):
         state.larkspur = None if data.get("larkspur") is None else list(data["larkspur"])
         state.snap_moved = data.get("snap_moved")
         state.points = [list(p) for p in data.get("points", [])]
-        state.history = list(data.get("history", []))
+        state.summaries = list(data.get("history", []))
         state.turns = list(data.get("turns", []))
         state.turn_card = data.get("turn_card")
         state.layout = [list(s) for s in data.get("layout", [])]
@@ -747,6 +821,9 @@ class TussieMussieState(GameState):
             for c in h:
                 if c is not None and c[1] not in ("bouquet", "keepsakes"):
                     raise PositionError(f"unknown row {c[1]!r}")
+        sides = tuple(side for _, side in self.layout)
+        if self.turn_card is not None and sides != TURN_CARDS[self.turn_card]["layout"]:
+            raise PositionError(f"the table's sides are not Turn card {self.turn_card}'s")
 
 
 def _variants() -> dict[str, Variant]:
@@ -759,7 +836,7 @@ def _variants() -> dict[str, Variant]:
 GAME = GameDescription(
     id="tussie-mussie",
     name="Tussie Mussie",
-    engine_version="1.1.0",
+    engine_version="1.2.0",
     variants=_variants(),
     state_class=TussieMussieState,
     card_texts=CARD_TEXTS,

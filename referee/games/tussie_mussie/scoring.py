@@ -8,15 +8,23 @@ from .data import PRE_PRESENTATION, TILES
 Column = tuple[str, str] | None  # (tile id, row) or an emptied column (marigold_gap=keep)
 
 HEARTS = {t.id: t.hearts for t in TILES.values()}
-COLOUR = {t.id: t.colour for t in TILES.values()}
 SCORING = frozenset(t.id for t in TILES.values() if t.timing == "scoring")  # the tiles with an effect
 # the effects that count a colour: "+1 for each <colour> tile you have, itself included"
 COLOUR_COUNTED = {"red_tulip": "red", "pink_rose": "pink", "violet": "purple"}
+# what the one pass over the columns reads of a tile, in one look-up: its hearts, its colour (None
+# for the Orchid: it counts as its chosen colour), and whether it has an effect or, scoring 2 for
+# the apprentice, an ability
+EFFECT, ABILITY = "effect", "ability"
+TILE_FACTS = {
+    t.id: (t.hearts, None if t.id == "orchid" else t.colour,
+           EFFECT if t.id in SCORING else ABILITY if t.id in PRE_PRESENTATION else None)
+    for t in TILES.values()
+}
 
 
-def neighbours(columns: Sequence[Column], index: int) -> list[Column]:
-    """The tiles in the columns beside ``index`` (a kept gap is no tile)."""
-    return [columns[j] for j in (index - 1, index + 1) if 0 <= j < len(columns) and columns[j] is not None]
+def beside(columns: Sequence[Column], index: int) -> tuple[Column, Column]:
+    """The columns left and right of ``index``, None where there is none (or a kept gap)."""
+    return (columns[index - 1] if index else None), (columns[index + 1] if index + 1 < len(columns) else None)
 
 
 def score_arrangement(
@@ -32,55 +40,57 @@ def score_arrangement(
     engine's own ``[tile, row, seen]`` columns); ``None`` is a kept gap that breaks adjacency (it
     scores 0).
     """
-    # the arrangement's tallies in one pass (scoring ends every round of every random playout)
-    tiles = 0
+    # the arrangement's tallies and each column's hearts in one pass (scoring ends every round of
+    # every random playout), then the effects of the columns that have one
     total_hearts = 0
     heartless = 0
     bouquet = 0
-    colours: dict[str, int] = {}  # colour -> tiles of it (an Orchid counts as its chosen colour)
+    colours = []  # each tile's colour (an Orchid counts as its chosen colour)
+    points = []  # each column's hearts, then its effect added
+    effects = []  # the columns whose tile has an effect
     for column in columns:
-        if column is not None:
-            tile = column[0]
-            tiles += 1
-            hearts = HEARTS[tile]
-            total_hearts += hearts
-            if not hearts:
-                heartless += 1
-            colour = orchid_colour if tile == "orchid" else COLOUR[tile]
-            colours[colour] = colours.get(colour, 0) + 1
-            if column[1] == "bouquet":
-                bouquet += 1
-
-    points = []
-    for index, column in enumerate(columns):
         if column is None:
             points.append(0)
             continue
+        hearts, colour, kind = TILE_FACTS[column[0]]
+        total_hearts += hearts
+        if not hearts:
+            heartless += 1
+        colours.append(colour or orchid_colour)
+        if column[1] == "bouquet":
+            bouquet += 1
+        if kind is EFFECT:
+            effects.append(len(points))
+        elif kind is ABILITY and apprentice:
+            hearts += 2
+        points.append(hearts)
+
+    for index in effects:
+        column = columns[index]
         tile = column[0]
-        effect = 0
-        if tile not in SCORING:
-            if apprentice and tile in PRE_PRESENTATION:
-                effect = 2
-        elif tile in COLOUR_COUNTED:
-            effect = colours.get(COLOUR_COUNTED[tile], 0)
+        if tile in COLOUR_COUNTED:
+            effect = colours.count(COLOUR_COUNTED[tile])
         elif tile == "red_rose":
             effect = total_hearts
         elif tile == "amaryllis":
             effect = bouquet
         elif tile == "gardenia":
-            effect = tiles - bouquet
+            effect = len(colours) - bouquet  # a colour a tile
         elif tile == "daisy":
             effect = heartless - 1  # every heartless tile but itself
         elif tile == "peony":
             effect = 2 if bouquet == 2 else 0
         elif tile == "forget_me_not":
-            effect = sum(HEARTS[n[0]] for n in neighbours(columns, index))
+            left, right = beside(columns, index)
+            effect = (0 if left is None else HEARTS[left[0]]) + (0 if right is None else HEARTS[right[0]])
         elif tile == "hyacinth":
             effect = 3 if total_hearts == 0 else 0
         elif tile == "honeysuckle":
+            effect = 0
             if honeysuckle == "any_row" or column[1] == "bouquet":
-                effect = sum(1 for n in neighbours(columns, index) if n[1] == "bouquet")
-        elif tile == "carnation":
-            effect = len(colours)
-        points.append(HEARTS[tile] + effect)
+                left, right = beside(columns, index)
+                effect = (left is not None and left[1] == "bouquet") + (right is not None and right[1] == "bouquet")
+        else:  # the Carnation
+            effect = len(set(colours))
+        points[index] += effect
     return sum(points), points
