@@ -74,6 +74,7 @@ def test_a_swiss_survives_its_referee_down_for_20_s_and_a_redis_restart(platform
     completes, each match recorded once, the standings those of the recorded matches."""
     broker = AppendOnlyRedis(tmp_path / "redis")
     p = platform(redis_url=broker.url, PARLOUR_RETRY_MAX_DELAY="4")
+    runner = None
     try:
         p.start_worker()
         bots = ["greedy", "random"] + [f"random#{i}" for i in range(2, 8)]
@@ -104,6 +105,9 @@ def test_a_swiss_survives_its_referee_down_for_20_s_and_a_redis_restart(platform
         check_standings(export, bots)
         assert sum(m["failures"] for m in export["matches"]) >= retried
     finally:
+        if runner is not None and runner.poll() is None:  # a run that timed out must not outlive the test
+            runner.kill()
+            runner.wait()
         broker.kill()
 
 
