@@ -21,8 +21,9 @@ namespace: no file to clean up); a pool process sends one JSON line per request 
 
 Only the worker's own pool processes are served (SO_PEERCRED: the peer must be one of this
 process's children, ``heartbeats.pool_pids``, and none of its house bots), so nothing else on the
-machine — a bot in its sandbox — can hand out seats or retire a process. Where no main process listens (a runner outside a Celery worker, a test's pool), a pool
-process keeps its own shared house bots instead (``bot_pool.BotPool``).
+machine — a bot in its sandbox — can hand out seats or retire a process. Where no main process
+listens (a runner outside a Celery worker, a test's pool), a pool process keeps its own shared
+house bots instead (``bot_pool.BotPool``).
 """
 from __future__ import annotations
 

@@ -139,7 +139,7 @@ class Round(models.Model):
 class Match(models.Model):
     SCHEDULED, RUNNING, FINISHED, ABORTED = "scheduled", "running", "finished", "aborted"
     STATES = (SCHEDULED, RUNNING, FINISHED, ABORTED)
-    UNRECORDED = (SCHEDULED, RUNNING)  # still to be recorded (a filter cheaper than "not recorded")
+    UNRECORDED = (SCHEDULED, RUNNING)  # still to be recorded (a filter on it is cheaper than "not recorded")
 
     key = models.CharField(max_length=120, unique=True)  # one record per scheduled match, ever
     game = models.CharField(max_length=32, choices=game_choices)

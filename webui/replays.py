@@ -177,7 +177,7 @@ def live_json(request, match_id: int):
     except ValueError:
         raise Http404("from must be a step number") from None
     first, frames = start, []
-    if match.status in (Match.SCHEDULED, Match.RUNNING):
+    if match.status in Match.UNRECORDED:
         wait = float(getattr(settings, "PARLOUR_LIVE_WAIT", LIVE_WAIT))
         try:
             first, frames, ended = wait_for_frames(match.pk, start, wait)

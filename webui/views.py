@@ -522,14 +522,14 @@ def match_page(request, match_id: int):
     match = get_object_or_404(Match.objects.select_related("tournament", "round"), pk=match_id)
     seats = list(match.seats.select_related("bot_version__bot__owner", "entry"))
     has_replay = (bool(match.replay_path) and Path(match.replay_path).is_file()) or \
-        match.status in (Match.SCHEDULED, Match.RUNNING)
+        match.status in Match.UNRECORDED
     return render(request, "webui/match.html", {
         "match": match, "seats": seats, "game_name": game_names().get(match.game, match.game), "has_replay": has_replay,
         # the viewer's first part, then the seats' views when a seat's perspective is picked (webui/replays.py)
         "replay_url": reverse("replay_json", args=[match.pk]) + "?part=spectator",
         "seats_url": reverse("replay_json", args=[match.pk]) + "?part=seats",
         "download_url": reverse("replay_download", args=[match.pk]),
-        "live_url": reverse("live_json", args=[match.pk]) if match.status in (Match.SCHEDULED, Match.RUNNING) else "",
+        "live_url": reverse("live_json", args=[match.pk]) if match.status in Match.UNRECORDED else "",
         "result_json": json.dumps(match.result, indent=1, sort_keys=True) if match.result else "",
         "card_texts": card_texts(match.game),
     })
@@ -557,7 +557,7 @@ def visible_replay(request, match: Match) -> dict:
     (without the seed) and the public views; once finished, everything, with the bot logs of the
     seats whose bot the user owns (staff: all of them)."""
     replay = read_replay_file(match.replay_path)
-    live = match.status in (Match.SCHEDULED, Match.RUNNING)
+    live = match.status in Match.UNRECORDED
     if replay is None and live:  # nothing recorded yet: the header from the match record, the frames so far
         replay = {"header": live_header(match), "public": live_public_frames(match.pk)}
     if replay is None:
