@@ -182,7 +182,7 @@ class Platform:
     """A referee and Celery workers (``concurrency`` pool processes each) on the real Redis, with a
     private SQLite database, for one measurement."""
 
-    def __init__(self, workers: int, concurrency: int, referees: int = 1) -> None:
+    def __init__(self, workers: int, concurrency: int, referees: int = 1, service_name: bool = False) -> None:
         import os
         import secrets
         import subprocess
@@ -213,9 +213,12 @@ class Platform:
         self.referee = self.referees[0]
         self.env.update(REFEREE_ADDRESS=addresses[0], PARLOUR_OPERATOR_TOKEN=token)
         self.arena("tournament", "standings", "0", check=False)  # migrates the database first
+        # each worker on its own referee, or every worker creating through one name for them all
+        routes = ([dict(REFEREE_ADDRESS="ipv4:" + ",".join(addresses))] * workers if service_name else
+                  [dict(REFEREE_ADDRESS=addresses[i % referees], PARLOUR_WORKER_REFEREE=f"referee-{i % referees + 1}")
+                   for i in range(workers)])
         self.workers = [subprocess.Popen([sys.executable, "-m", "arena", "worker"], cwd=self.root,
-                                         env=dict(self.env, REFEREE_ADDRESS=addresses[i % referees],
-                                                  PARLOUR_WORKER_REFEREE=f"referee-{i % referees + 1}"),
+                                         env=dict(self.env, **routes[i]),
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                         for i in range(workers)]
         self.psutil = psutil
@@ -335,8 +338,9 @@ def warm_up_entrants(concurrency: int) -> list[str]:
 def bench_road(args) -> dict:
     """Tussie Mussie 2p random vs random, in-process and end to end through the arena (Celery task
     -> referee -> warm house bots -> recorded row), with one and two workers; Bszzzz 4p likewise
-    with one worker (a Swiss of 32 at tables of 4, two rounds: 16 matches). Every figure from this
-    one run.
+    with one worker (a Swiss of 32 at tables of 4, two rounds: 16 matches), on one referee and on
+    a referee per core (two, the worker creating through one name for both). Every figure from
+    this one run.
 
     The in-process rate is sampled before, between and after the platform's runs, and the fastest
     sample is the one the ratios divide by: on a shared machine a single sample taken while the
@@ -362,21 +366,30 @@ def bench_road(args) -> dict:
     report["ratio"] = round(report["platform_per_min"] / report["in_process_per_min"], 4)
     report["two_workers_speedup"] = round(report["workers"]["2"] / report["workers"]["1"], 2)
     bszzzz_samples = [in_process_per_min("bszzzz", 4, 40)]
-    platform = Platform(1, concurrency=args.concurrency)
-    try:
-        # 32 entrants: 8 tables a round, so the worker has matches to play side by side (at 8
-        # entrants, 2 tables a round, the Swiss itself held the rate down)
-        platform.tournament("bszzzz", entrants(4), 4, rounds=1)  # warms up
-        matches, seconds, cpu = platform.tournament("bszzzz", entrants(32), 4, rounds=2)
-    finally:
-        platform.close()
-    bszzzz_samples.append(in_process_per_min("bszzzz", 4, 40))
+    bszzzz = {}
+    # one referee; then a referee per core, one worker creating through a name for both: a
+    # Bszzzz! match keeps a referee's one event loop busier than anything else on the road
+    for referees in (1, 2):
+        platform = Platform(1, concurrency=args.concurrency, referees=referees, service_name=referees > 1)
+        try:
+            # 32 entrants: 8 tables a round, so the worker has matches to play side by side (at 8
+            # entrants, 2 tables a round, the Swiss itself held the rate down)
+            platform.tournament("bszzzz", entrants(4), 4, rounds=1)  # warms up
+            bszzzz[referees] = platform.tournament("bszzzz", entrants(32), 4, rounds=2)
+        finally:
+            platform.close()
+        bszzzz_samples.append(in_process_per_min("bszzzz", 4, 40))
     bszzzz_in_process = max(bszzzz_samples)
+
+    def bszzzz_figures(matches: int, seconds: float, cpu: dict) -> dict:
+        return {"platform_per_min": round(matches / seconds * 60, 1),
+                "ratio": round(matches / seconds * 60 / bszzzz_in_process, 3),
+                **cpu_figures(cpu, max(matches, 1), seconds, bszzzz_in_process)}
+
     report["bszzzz_4p"] = {"in_process_per_min": round(bszzzz_in_process, 1),
                            "in_process_samples": [round(s, 1) for s in bszzzz_samples],
-                           "platform_per_min": round(matches / seconds * 60, 1),
-                           "ratio": round(matches / seconds * 60 / bszzzz_in_process, 3),
-                           **cpu_figures(cpu, max(matches, 1), seconds, bszzzz_in_process)}
+                           **bszzzz_figures(*bszzzz[1]),
+                           "two_referees": bszzzz_figures(*bszzzz[2])}
     report["concurrency_per_worker"] = args.concurrency
     report["database"] = "postgresql" if platform.database else "sqlite"
     return report
@@ -389,10 +402,11 @@ def print_road(report: dict) -> None:
           f"{report['concurrency_per_worker']}, {report['database']}) {report['platform_per_min']:.0f}: ratio {report['ratio']:.4f} "
           f"(1/{1 / report['ratio']:.0f})")
     print(f"  2 workers {report['workers']['2']:.0f}: {report['two_workers_speedup']}x one worker")
-    b = report["bszzzz_4p"]
+    b, b2 = report["bszzzz_4p"], report["bszzzz_4p"]["two_referees"]
     print(f"  Bszzzz 4p: in-process {b['in_process_per_min']:.1f}, platform {b['platform_per_min']:.1f}: "
-          f"ratio {b['ratio']:.3f} (1/{1 / b['ratio']:.1f})")
-    for name, part in (("Tussie Mussie, 1 worker", report), ("Bszzzz 4p", b)):
+          f"ratio {b['ratio']:.3f} (1/{1 / b['ratio']:.1f}); with a referee per core (2, one name) "
+          f"{b2['platform_per_min']:.1f}: ratio {b2['ratio']:.3f} (1/{1 / b2['ratio']:.1f})")
+    for name, part in (("Tussie Mussie, 1 worker", report), ("Bszzzz 4p", b), ("Bszzzz 4p, 2 referees", b2)):
         print(f"  {name}: CPU per match " +
               ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in part["cpu_seconds_per_match"].items()) +
               f"; {part['cores_busy']} cores busy; a match costs {part['cpu_cost_ratio']}x the CPU of in-process")

@@ -47,7 +47,7 @@ def ask_bot(bot: Bot, request: DecisionRequest, game: str, variant: str, players
     """
     decision = Decision(
         game=game, variant=variant, seat=request.seat, players=players, options=dict(options),
-        legal_actions=request.legal_actions, decision_id=request.decision_id,
+        legal_actions=[dict(a) for a in request.legal_actions], decision_id=request.decision_id,
         time_left=request.deadline, _observe=request.observe, _label=request.label,
     )
     use_alarm = enforce_deadline and threading.current_thread() is threading.main_thread()

@@ -76,7 +76,9 @@ class RefereeClient:
         self.token = operator_token
         self.unix_path = unix_path  # the same referee's Unix socket, when it runs on this machine
         self._relay = None
-        self.channel = grpc.insecure_channel(address)
+        # a target naming several referees (``ipv4:a:1,b:2``, a DNS name with several addresses)
+        # creates on each in turn: the fleet's service name
+        self.channel = grpc.insecure_channel(address, options=[("grpc.lb_policy_name", "round_robin")])
         self.stub = referee_pb2_grpc.RefereeStub(self.channel)
 
     @property

@@ -56,7 +56,7 @@ class DecisionRequest:
 
     decision_id: int
     seat: int
-    legal_actions: list[Action]
+    legal_actions: list[Action]  # the engine's own list: read-only
     deadline: float  # seconds this decision may take in all
     bank: float  # seconds left in the seat's bank
     observe: Callable[[], dict[str, Any]]
@@ -135,7 +135,7 @@ class Match:
         return DecisionRequest(
             decision_id=self.decisions,
             seat=seat,
-            legal_actions=[dict(a) for a in state.legal_actions(seat)],
+            legal_actions=state.legal_actions(seat),  # the engine's: read-only (local play copies)
             deadline=self.clocks[seat].deadline(),
             bank=self.clocks[seat].bank,
             observe=lambda: state.observation(seat),

@@ -18,6 +18,7 @@ from parlour.v1 import referee_pb2
 from . import wire
 from .batch import RawBatch, RawEntry
 from .clock import LoopLag, Stopwatch
+from .inbox import Inbox
 from .limits import INBOX_LIMIT, version_error
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class Seat:
         self.outbox: Outbox | None = None  # messages to the attached stream
         # (arrival time, referee lag then, message or error) from the bot: one queue for the seat's
         # whole match, so a decision awaited across a resume reads the new stream's answer
-        self.inbox: asyncio.Queue = asyncio.Queue()
+        self.inbox = Inbox()
         self.attached = asyncio.Event()
         self.ever_joined = False
         self.generation = 0  # bumps on every (re)attach, so a stale stream cannot act
@@ -103,7 +104,7 @@ class Seat:
         """No more messages from this bot: its stream is closed and its inbox freed."""
         self.closed = reason
         self.close(None, grpc.StatusCode.OK, reason)
-        self.inbox = asyncio.Queue()
+        self.inbox = Inbox()
 
     def hand_over(self, message: Outgoing, lag: LoopLag) -> None:
         """``message`` (serialized already) is being handed to the transport: a decision's clock starts."""
@@ -111,8 +112,8 @@ class Seat:
             return
         pending = self.pending
         if pending is not None and pending.decision_id == message.decision.decision_id:
-            if pending.watch.started is None:
-                self.inbox.put_nowait((time.monotonic(), 0.0, "handed"))  # wakes the decision's wait
+            if pending.watch.started is None:  # the decision's wait ends by its limit from now
+                self.inbox.wake_by(pending.limit)
             pending.watch.start(time.monotonic(), lag.now())
 
 

@@ -524,11 +524,10 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                     if wait <= 0:
                         return time.monotonic(), Reply(think_time=watch.elapsed(), error="timeout")
                 try:
-                    async with asyncio.timeout(wait):  # no task per wait, unlike wait_for
-                        arrived, lag, item = await seat.inbox.get()
+                    arrived, lag, item = await seat.inbox.get(wait)
                 except TimeoutError:
                     continue  # measured again: the referee's own lag is not the bot's time
-                if item is None or item == "handed":  # a stream closed (wait for a resume), or the clock started
+                if item is None:  # a stream closed: wait for a resume
                     continue
                 think = watch.elapsed(arrived, lag)
                 if item == "malformed":

@@ -24,9 +24,10 @@ PV = wire.PROTOCOL_VERSION
 
 class RefereeProcess:
     def __init__(self, tmp: Path, grace: float = 5.0, join_timeout: float = 20.0, extra_env: dict | None = None,
-                 extra_args: list[str] | None = None, tokens: str = "") -> None:
-        """``tokens``: the API token file's lines to start with (``add_api_token`` adds more)."""
-        self.operator = secrets.token_urlsafe(12)
+                 extra_args: list[str] | None = None, tokens: str = "", operator: str | None = None) -> None:
+        """``tokens``: the API token file's lines to start with (``add_api_token`` adds more);
+        ``operator``: the operator token (a fleet's referees share one), else a fresh one."""
+        self.operator = operator or secrets.token_urlsafe(12)
         self.token_file = tmp / "tokens.txt"
         self.token_file.write_text(tokens)
         self.unix = tmp / "referee.sock"

@@ -26,12 +26,14 @@ def fleet(tmp_path, monkeypatch):
     url = redis_db()
     monkeypatch.setenv("REDIS_URL", url)
     referees = []
+    operator = secrets.token_urlsafe(12)  # the fleet's one operator credential
     for name in ("referee-1", "referee-2"):
         folder = tmp_path / name
         folder.mkdir()
         referees.append(RefereeProcess(folder, extra_env={"REDIS_URL": url, "PARLOUR_PRESENCE_TTL": str(TTL),
                                                           "PARLOUR_TOKEN_RECHECK": "0.5"},
-                                       extra_args=["--id", name, "--presence", "arena.presence:PresenceBoard"]))
+                                       extra_args=["--id", name, "--presence", "arena.presence:PresenceBoard"],
+                                       operator=operator))
     yield referees
     for referee in referees:
         referee.close()
@@ -53,6 +55,27 @@ def test_the_creation_answer_names_the_referee_and_a_seat_at_the_wrong_one_is_to
     right = RawSeat(created.referee_address, created.seat_tokens[0])
     assert right.next().start.seat == 0  # and the match is there, waiting for its other seat
     right.close()
+
+
+def test_a_service_name_for_the_fleet_creates_on_each_referee_in_turn(fleet) -> None:
+    """``REFEREE_ADDRESS`` may name every referee of a machine or a fleet (``ipv4:a:1,b:2``, or a
+    DNS name with several addresses): creations go round the referees, each match bound to the
+    one that answered."""
+    from referee.client import RefereeClient
+    from referee.timecontrol import TimeControl
+
+    first, second = fleet
+    client = RefereeClient(f"ipv4:{first.address},{second.address}", first.operator)
+    try:
+        grpc.channel_ready_future(client.channel).result(timeout=10)
+        time.sleep(0.5)  # a referee is taken in turn once its connection is up (until then: the other)
+        created = [client.create_match("tussie-mussie", "", {}, seed, TimeControl(), ["a", "b"])
+                   for seed in range(6)]
+    finally:
+        client.close()
+    holders = [c.referee_id for c in created]
+    assert holders.count("referee-1") == holders.count("referee-2") == 3, holders
+    assert {c.referee_address for c in created} == {first.address, second.address}
 
 
 def _address_known(address: str) -> bool:

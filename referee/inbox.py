@@ -1,0 +1,106 @@
+"""A seat's inbox: what its bot sent, awaited with a deadline.
+
+An ``asyncio.Queue`` awaited inside ``asyncio.timeout`` costs a ``Timeout``, a timer handle and a
+context copy per wait, and every decision waits twice (for its hand-over to the transport, then for
+its answer): in a 4-player Bszzzz! match (~2,800 decisions) that was a sixth of the referee's event
+loop. Here a wait is one future, and all the inboxes of an event loop share one timer, armed for the
+earliest deadline still awaited (an answered wait's deadline is dropped when the timer reaches it).
+"""
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import weakref
+from collections import deque
+from typing import Any
+
+# waits whose futures are settled are dropped from the heap in one pass past this size, so a
+# referee answering thousands of decisions a second does not keep their deadlines until they pass
+COMPACT_AT = 4096
+
+
+class Deadlines:
+    """The deadlines of one event loop's waits, on one timer."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.heap: list[tuple[float, int, asyncio.Future]] = []
+        self.order = itertools.count()  # ties never compare futures
+        self.timer: asyncio.TimerHandle | None = None
+        self.armed_for = float("inf")
+
+    def add(self, when: float, waiter: asyncio.Future) -> None:
+        """Settle ``waiter`` with None at loop time ``when`` unless something settles it first."""
+        if len(self.heap) >= COMPACT_AT:
+            self.heap = [entry for entry in self.heap if not entry[2].done()]
+            heapq.heapify(self.heap)
+        heapq.heappush(self.heap, (when, next(self.order), waiter))
+        if when < self.armed_for:
+            self.arm(when)
+
+    def arm(self, when: float) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer = self.loop.call_at(when, self.fire)
+        self.armed_for = when
+
+    def fire(self) -> None:
+        self.timer, self.armed_for = None, float("inf")
+        now, heap = self.loop.time(), self.heap
+        while heap and (heap[0][0] <= now or heap[0][2].done()):
+            waiter = heapq.heappop(heap)[2]
+            if not waiter.done():
+                waiter.set_result(None)
+        if heap:
+            self.arm(heap[0][0])
+
+
+_deadlines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Deadlines] = weakref.WeakKeyDictionary()
+
+
+def deadlines_of(loop: asyncio.AbstractEventLoop) -> Deadlines:
+    found = _deadlines.get(loop)
+    if found is None:
+        found = _deadlines[loop] = Deadlines(loop)
+    return found
+
+
+class Inbox:
+    """A first-in first-out queue with one reader, whose ``get`` gives up after a timeout."""
+
+    def __init__(self) -> None:
+        self.items: deque[Any] = deque()
+        self.waiter: asyncio.Future | None = None
+
+    def qsize(self) -> int:
+        return len(self.items)
+
+    def put_nowait(self, item: Any) -> None:
+        self.items.append(item)
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def wake_by(self, delay: float) -> None:
+        """End the wait in progress, if any, within ``delay`` seconds (a ``TimeoutError`` unless
+        an item comes first): its reader has a nearer deadline now."""
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            loop = waiter.get_loop()
+            deadlines_of(loop).add(loop.time() + delay, waiter)
+
+    async def get(self, timeout: float) -> Any:
+        """The next item, waiting at most ``timeout`` seconds for it (then ``TimeoutError``)."""
+        if self.items:
+            return self.items.popleft()
+        loop = asyncio.get_running_loop()
+        waiter = self.waiter = loop.create_future()
+        deadlines_of(loop).add(loop.time() + timeout, waiter)
+        try:
+            await waiter
+        finally:
+            self.waiter = None
+        if self.items:  # an item that came with the deadline is still taken
+            return self.items.popleft()
+        raise TimeoutError
