@@ -3,15 +3,15 @@
 An ``asyncio.Queue`` awaited inside ``asyncio.timeout`` costs a ``Timeout``, a timer handle and a
 context copy per wait, and every decision waits twice (for its hand-over to the transport, then for
 its answer): in a 4-player Bszzzz! match (~2,800 decisions) that was a sixth of the referee's event
-loop. Here a wait is one future, and all the inboxes of an event loop share one timer, armed for the
-earliest deadline still awaited (an answered wait's deadline is dropped when the timer reaches it).
+loop. Here a wait is one future, and the inboxes of a referee share one timer (``Deadlines``, the
+service's), armed for the earliest deadline still awaited (an answered wait's deadline is dropped
+when the timer reaches it).
 """
 from __future__ import annotations
 
 import asyncio
 import heapq
 import itertools
-import weakref
 from collections import deque
 from typing import Any
 
@@ -21,10 +21,9 @@ COMPACT_AT = 4096
 
 
 class Deadlines:
-    """The deadlines of one event loop's waits, on one timer."""
+    """The deadlines of many inboxes' waits, on one timer of the event loop they wait in."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
+    def __init__(self) -> None:
         self.heap: list[tuple[float, int, asyncio.Future]] = []
         self.order = itertools.count()  # ties never compare futures
         self.timer: asyncio.TimerHandle | None = None
@@ -42,12 +41,12 @@ class Deadlines:
     def arm(self, when: float) -> None:
         if self.timer is not None:
             self.timer.cancel()
-        self.timer = self.loop.call_at(when, self.fire)
+        self.timer = asyncio.get_running_loop().call_at(when, self.fire)
         self.armed_for = when
 
     def fire(self) -> None:
         self.timer, self.armed_for = None, float("inf")
-        now, heap = self.loop.time(), self.heap
+        now, heap = asyncio.get_running_loop().time(), self.heap
         while heap and (heap[0][0] <= now or heap[0][2].done()):
             waiter = heapq.heappop(heap)[2]
             if not waiter.done():
@@ -56,20 +55,12 @@ class Deadlines:
             self.arm(heap[0][0])
 
 
-_deadlines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Deadlines] = weakref.WeakKeyDictionary()
-
-
-def deadlines_of(loop: asyncio.AbstractEventLoop) -> Deadlines:
-    found = _deadlines.get(loop)
-    if found is None:
-        found = _deadlines[loop] = Deadlines(loop)
-    return found
-
-
 class Inbox:
-    """A first-in first-out queue with one reader, whose ``get`` gives up after a timeout."""
+    """A first-in first-out queue with one reader, whose ``get`` gives up after a timeout (on the
+    timer of ``deadlines``, shared with other inboxes of the same event loop)."""
 
-    def __init__(self) -> None:
+    def __init__(self, deadlines: Deadlines) -> None:
+        self.deadlines = deadlines
         self.items: deque[Any] = deque()
         self.waiter: asyncio.Future | None = None
 
@@ -87,8 +78,7 @@ class Inbox:
         an item comes first): its reader has a nearer deadline now."""
         waiter = self.waiter
         if waiter is not None and not waiter.done():
-            loop = waiter.get_loop()
-            deadlines_of(loop).add(loop.time() + delay, waiter)
+            self.deadlines.add(waiter.get_loop().time() + delay, waiter)
 
     async def get(self, timeout: float) -> Any:
         """The next item, waiting at most ``timeout`` seconds for it (then ``TimeoutError``)."""
@@ -96,7 +86,7 @@ class Inbox:
             return self.items.popleft()
         loop = asyncio.get_running_loop()
         waiter = self.waiter = loop.create_future()
-        deadlines_of(loop).add(loop.time() + timeout, waiter)
+        self.deadlines.add(loop.time() + timeout, waiter)
         try:
             await waiter
         finally:

@@ -18,7 +18,7 @@ from parlour.v1 import referee_pb2
 from . import wire
 from .batch import RawBatch, RawEntry
 from .clock import LoopLag, Stopwatch
-from .inbox import Inbox
+from .inbox import Deadlines, Inbox
 from .limits import INBOX_LIMIT, version_error
 
 if TYPE_CHECKING:
@@ -56,11 +56,11 @@ class Outbox(Protocol):
 class Seat:
     """One seat's connection: the stream (or slot) currently attached, if any."""
 
-    def __init__(self) -> None:
+    def __init__(self, deadlines: Deadlines) -> None:
         self.outbox: Outbox | None = None  # messages to the attached stream
         # (arrival time, referee lag then, message or error) from the bot: one queue for the seat's
         # whole match, so a decision awaited across a resume reads the new stream's answer
-        self.inbox = Inbox()
+        self.inbox = Inbox(deadlines)
         self.attached = asyncio.Event()
         self.ever_joined = False
         self.generation = 0  # bumps on every (re)attach, so a stale stream cannot act
@@ -104,7 +104,7 @@ class Seat:
         """No more messages from this bot: its stream is closed and its inbox freed."""
         self.closed = reason
         self.close(None, grpc.StatusCode.OK, reason)
-        self.inbox = Inbox()
+        self.inbox = Inbox(self.inbox.deadlines)
 
     def hand_over(self, message: Outgoing, lag: LoopLag) -> None:
         """``message`` (serialized already) is being handed to the transport: a decision's clock starts."""

@@ -32,6 +32,7 @@ from .faults import bot_failure_reason
 from .games import GAMES, ConfigError, get_game
 from .games.seeding import draw_seed, platform_seed_key
 from .identity import Identity, holder_of, resolve
+from .inbox import Deadlines
 from .limits import (CALLS_PER_PEER, HELLO_TIMEOUT, INBOX_LIMIT, SERVER_OPTIONS, WATCHERS_PER_MATCH, Quota,
                      is_remote_peer, peer_of, version_error)
 from .match import DecisionRequest, Match, Reply
@@ -186,6 +187,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         self.presence = settings.presence or NoPresence()
         self.identity = Identity(settings.referee_id or "referee", settings.advertise)  # set by serve()
         self.lag = LoopLag()  # the event loop's own lag, never charged to a bot (started by serve)
+        self.deadlines = Deadlines()  # one timer for every seat's wait for an answer (referee/inbox.py)
         self.match_calls = Quota(WATCHERS_PER_MATCH)  # anonymous WatchMatch/GetReplay per match
         self.peer_calls = Quota(CALLS_PER_PEER)  # the same, per peer
 
@@ -266,7 +268,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                       remote_seats=[bool(s.remote_bot) for s in request.seats])
         match_id = secrets.token_hex(8)
         tokens = [self.identity.seat_token(secrets.token_hex(24)) for _ in request.seats]  # never starts with "-"
-        room = Room(match_id, match, tokens, [Seat() for _ in request.seats],
+        room = Room(match_id, match, tokens, [Seat(self.deadlines) for _ in request.seats],
                     [s.remote_bot for s in request.seats], [s.version for s in request.seats])
         room.public.append(match.state.read_only_public_view())  # read only, like every view kept here
         room.add_frame(0)

@@ -1,4 +1,4 @@
-"""A seat's inbox (referee/inbox.py): the referee's waits for answers, on one timer per event loop."""
+"""A seat's inbox (referee/inbox.py): the referee's waits for answers, on one shared timer."""
 from __future__ import annotations
 
 import asyncio
@@ -7,7 +7,7 @@ import time
 import pytest
 
 from referee import inbox as inbox_module
-from referee.inbox import Inbox, deadlines_of
+from referee.inbox import Deadlines, Inbox
 
 
 def run(coroutine):
@@ -16,7 +16,7 @@ def run(coroutine):
 
 def test_an_item_already_there_is_taken_without_waiting() -> None:
     async def scenario():
-        box = Inbox()
+        box = Inbox(Deadlines())
         box.put_nowait("answer")
         return await box.get(0.0), box.qsize()
 
@@ -25,7 +25,7 @@ def test_an_item_already_there_is_taken_without_waiting() -> None:
 
 def test_a_wait_ends_with_the_item_that_comes_or_at_its_deadline() -> None:
     async def scenario():
-        box = Inbox()
+        box = Inbox(Deadlines())
         loop = asyncio.get_running_loop()
         loop.call_later(0.02, box.put_nowait, "late but in time")
         started = time.monotonic()
@@ -43,7 +43,7 @@ def test_a_wait_ends_with_the_item_that_comes_or_at_its_deadline() -> None:
 
 def test_items_come_out_in_the_order_they_were_put() -> None:
     async def scenario():
-        box = Inbox()
+        box = Inbox(Deadlines())
         for item in ("a", "b", "c"):
             box.put_nowait(item)
         return [await box.get(1.0) for _ in range(3)]
@@ -55,7 +55,7 @@ def test_wake_by_brings_a_long_wait_to_its_nearer_deadline() -> None:
     """The referee waits for a decision's hand-over with a long limit, then the clock starts and the
     wait must end by the decision's own limit."""
     async def scenario():
-        box = Inbox()
+        box = Inbox(Deadlines())
         asyncio.get_running_loop().call_later(0.01, box.wake_by, 0.05)
         started = time.monotonic()
         with pytest.raises(TimeoutError):
@@ -67,7 +67,8 @@ def test_wake_by_brings_a_long_wait_to_its_nearer_deadline() -> None:
 
 def test_many_inboxes_share_one_timer_and_each_times_out_at_its_own_deadline() -> None:
     async def scenario():
-        boxes = [Inbox() for _ in range(5)]
+        deadlines = Deadlines()  # one timer for all five
+        boxes = [Inbox(deadlines) for _ in range(5)]
         ends: dict[int, float] = {}
         started = time.monotonic()
 
@@ -90,15 +91,16 @@ def test_answered_and_cancelled_waits_do_not_pile_up(monkeypatch) -> None:
     monkeypatch.setattr(inbox_module, "COMPACT_AT", 50)
 
     async def scenario():
-        box = Inbox()
+        deadlines = Deadlines()
+        box = Inbox(deadlines)
         for n in range(500):
             asyncio.get_running_loop().call_soon(box.put_nowait, n)
             assert await box.get(60.0) == n
-        waiting = asyncio.ensure_future(Inbox().get(0.01))
+        waiting = asyncio.ensure_future(Inbox(deadlines).get(0.01))
         await asyncio.sleep(0)
         waiting.cancel()
         await asyncio.sleep(0.05)  # its deadline passes: nothing is settled twice
-        return len(deadlines_of(asyncio.get_running_loop()).heap), waiting.cancelled()
+        return len(deadlines.heap), waiting.cancelled()
 
     size, cancelled = run(scenario())
     assert size <= 50 and cancelled
