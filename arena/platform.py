@@ -35,6 +35,9 @@ def celery_process(kind: str) -> int:
         # a node name of its own per worker process: the heartbeats and the matches it holds name it
         from .referee_queues import worker_queues
 
+        from referee.gc_pace import set_pace
+
+        set_pace()  # inherited by its pool processes: a match's recording allocates by the thousand
         # the default queue, and the queue of the referee this worker was started for (arena.routing)
         app.worker_main(["worker", "--loglevel=INFO", "--concurrency", str(worker_concurrency()),
                          "--hostname", f"w{os.getpid()}@{socket.gethostname()}", "--queues", ",".join(worker_queues())])

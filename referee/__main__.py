@@ -6,6 +6,7 @@ import asyncio
 import logging
 import sys
 
+from .gc_pace import set_pace
 from .timecontrol import DEFAULT_BANK, DEFAULT_MOVE_LIMIT
 
 
@@ -47,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
+        set_pace()
         asyncio.run(run_server(args.host, args.port, args.unix, settings))
     except KeyboardInterrupt:
         pass

@@ -29,6 +29,7 @@ from parlour.v1 import referee_pb2, referee_pb2_grpc
 from . import wire
 from .clock import LagQuota, LoopLag, Stopwatch
 from .faults import bot_failure_reason
+from .gc_pace import set_pace
 from .games import GAMES, ConfigError, get_game
 from .games.seeding import draw_seed, platform_seed_key
 from .identity import Identity, holder_of, resolve
@@ -71,8 +72,15 @@ def replay_pool() -> concurrent.futures.ProcessPoolExecutor:
         workers = int(os.environ.get("PARLOUR_REPLAY_PROCESSES", 0)) or os.cpu_count() or 1
         _replay_pool = concurrent.futures.ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("forkserver"),
-            initializer=exit_with_referee, initargs=(os.getpid(),))
+            initializer=start_replay_process, initargs=(os.getpid(),))
     return _replay_pool
+
+
+def start_replay_process(referee: int) -> None:
+    """A replay process's start: its garbage collector at the referee's pace (``gc_pace``: a
+    replay allocates a view per seat and step), and its end tied to the referee's."""
+    set_pace()
+    exit_with_referee(referee)
 
 
 def exit_with_referee(referee: int) -> None:
