@@ -490,8 +490,13 @@ class BszzzzState(GameState):
             renderings = self._rendered = _Renderings(self.windows, self.rounds)
         return renderings.table(self)
 
-    def _table(self, card, windows: list[dict], rounds: list[dict]) -> dict[str, Any]:
+    def _table(self, card, windows: list[dict], rounds: list[dict], pile=None) -> dict[str, Any]:
+        """``pile(key, index, cards)``: a pile's cards rendered (read-only views reuse a pile's
+        rendering while it has not grown: ``_Renderings.pile``)."""
         trick = self.trick
+        if pile is None:
+            def pile(key: str, index: int, cards: list[Card]) -> list[dict]:
+                return [card(c) for c in cards]
         return {
             "game": self.description.id,
             "variant": self.config.variant,
@@ -507,10 +512,10 @@ class BszzzzState(GameState):
             "idle_windows": self.idle,
             "hand_sizes": [len(h) for h in self.hands],
             "swatters_in_hand": list(self.swatters_left),
-            "taken": [[card(c) for c in pile] for pile in self.taken],
-            "swatted": [[card(c) for c in pile] for pile in self.swatted],
-            "spent": [[card(c) for c in pile] for pile in self.spent],
-            "discard": [card(c) for c in self.discard],
+            "taken": [pile("taken", s, cards) for s, cards in enumerate(self.taken)],
+            "swatted": [pile("swatted", s, cards) for s, cards in enumerate(self.swatted)],
+            "spent": [pile("spent", s, cards) for s, cards in enumerate(self.spent)],
+            "discard": pile("discard", 0, self.discard),
             "windows": windows,
             "scores": list(self.totals),
             "rounds": rounds,
@@ -737,6 +742,7 @@ class _Renderings:
         self.latest: dict | None = None  # the latest round, rendered with its details
         self.built_at: tuple[int, int] | None = None  # (windows, rounds) when the table was built
         self.last_table: dict[str, Any] = {}
+        self.piles: dict[tuple[str, int], tuple[list, int, list[dict]]] = {}  # (key, seat) -> (cards, count, rendered)
 
     def table(self, state: BszzzzState) -> dict[str, Any]:
         """The state's table for read-only views (never changed once built: lists handed out never
@@ -748,9 +754,20 @@ class _Renderings:
                 self.rounds.extend(_render_summary(r, False, shared=True) for r in self.rounds_of[len(self.rounds):])
                 self.latest = _render_summary(self.rounds_of[-1], True, shared=True)
             rounds = self.rounds[:-1] + [self.latest] if self.rounds else []
-            self.last_table = state._table(_CARD_JSON.__getitem__, list(self.windows), rounds)
+            self.last_table = state._table(_CARD_JSON.__getitem__, list(self.windows), rounds, self.pile)
             self.built_at = at
         return self.last_table
+
+    def pile(self, key: str, index: int, cards: list[Card]) -> list[dict]:
+        """A pile's cards for read-only views: the same list while the pile has not grown (piles
+        only grow within a round, and a new round or a clone brings new lists), so the views of
+        consecutive steps share it and a host converts or compares it once."""
+        hit = self.piles.get((key, index))
+        if hit is not None and hit[0] is cards and hit[1] == len(cards):
+            return hit[2]
+        rendered = [_CARD_JSON[c] for c in cards]
+        self.piles[key, index] = (cards, len(cards), rendered)
+        return rendered
 
 
 def _render_window(window: dict, shared: bool = False) -> dict:
