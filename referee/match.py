@@ -170,7 +170,6 @@ class Match:
         """The action to apply for a reply, and the fault when there was one."""
         legal = self.state.legal_actions(seat)
         reason = reply.error
-        returned = reply.returned if reply.returned is not None else repr(reply.action)
         bank = self.clocks[seat].bank  # before this decision, for a timeout's reason
         if reason is None and not self.clocks[seat].charge(reply.think_time):
             reason = "timeout"
@@ -184,6 +183,8 @@ class Match:
                     return legal[action], None
             elif reply.returned is None and isinstance(action, dict) and action in legal:
                 return next(a for a in legal if a == action), None
+        returned = reply.returned if reply.returned is not None else repr(reply.action)
+        if reason is None:
             reason = illegal_reason(returned[:300], len(legal))
         forfeited = self.policy.strike(seat, reason)
         fault = Fault(seat, decision, reason, returned[:300], forfeited)
