@@ -28,12 +28,14 @@ class Deadlines:
         self.order = itertools.count()  # ties never compare futures
         self.timer: asyncio.TimerHandle | None = None
         self.armed_for = float("inf")
+        self.compact_at = COMPACT_AT  # twice what a compaction left: many waits at once stay linear
 
     def add(self, when: float, waiter: asyncio.Future) -> None:
         """Settle ``waiter`` with None at loop time ``when`` unless something settles it first."""
-        if len(self.heap) >= COMPACT_AT:
+        if len(self.heap) >= self.compact_at:
             self.heap = [entry for entry in self.heap if not entry[2].done()]
             heapq.heapify(self.heap)
+            self.compact_at = max(COMPACT_AT, 2 * len(self.heap))
         heapq.heappush(self.heap, (when, next(self.order), waiter))
         if when < self.armed_for:
             self.arm(when)

@@ -145,9 +145,9 @@ class Elements:
     def joined(self, key: str, items: list, encode: Callable[[Any], bytes]) -> bytes:
         """The encodings of ``items`` joined, for the list field ``key``. Items that are the very
         items at the same places last time under ``key`` keep their encodings (a list that only
-        grew keeps its joined bytes too): a round's resolved windows grow by one a window, a
-        seat's pile changes at one place, and looking every item up at every decision cost a
-        Bszzzz! referee a tenth of its time."""
+        grew keeps its joined bytes too): a round's resolved windows grow by one a window and a
+        seat's pile changes at one place, so a 4-player Bszzzz! match's observations encode in
+        0.78 of the time it took to look every item up at every decision."""
         seen, encodings, joined = self.lists.get(key) or ((), [], b"")
         if len(items) >= len(seen) and all(map(is_, seen, items)):
             if len(items) == len(seen):

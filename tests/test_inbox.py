@@ -104,3 +104,30 @@ def test_answered_and_cancelled_waits_do_not_pile_up(monkeypatch) -> None:
 
     size, cancelled = run(scenario())
     assert size <= 50 and cancelled
+
+
+def test_many_waits_at_once_compact_in_proportion(monkeypatch) -> None:
+    """More waits at once than COMPACT_AT: a compaction leaves them all, and the next waits until
+    the heap has doubled (not one compaction per wait)."""
+    monkeypatch.setattr(inbox_module, "COMPACT_AT", 8)
+
+    async def scenario():
+        deadlines = Deadlines()
+        compactions = 0
+        heapify = inbox_module.heapq.heapify
+
+        def counting(heap):
+            nonlocal compactions
+            compactions += 1
+            heapify(heap)
+
+        monkeypatch.setattr(inbox_module.heapq, "heapify", counting)
+        waits = [asyncio.ensure_future(Inbox(deadlines).get(60.0)) for _ in range(100)]
+        await asyncio.sleep(0)
+        for wait in waits:
+            wait.cancel()
+        await asyncio.gather(*waits, return_exceptions=True)
+        return compactions, len(deadlines.heap)
+
+    compactions, size = run(scenario())
+    assert compactions <= 4 and size == 100  # 8, 16, 32, 64: each left every wait still open
