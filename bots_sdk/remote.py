@@ -321,12 +321,28 @@ async def answer_sending_output(call, player: SeatPlayer, decision: referee_pb2.
             await call.write(log_message(decision.decision_id, line))
 
 
+# the same offers come decision after decision (a hand's cards in every Bszzzz! window): each
+# action's JSON is read once per process, by its bytes (shared read-only: the bot gets copies)
+_ACTIONS: dict[bytes, dict[str, Any]] = {}
+ACTIONS_KEPT = 10_000
+
+
+def _action_json(message: referee_pb2.Action) -> dict[str, Any]:
+    key = message.SerializeToString()
+    action = _ACTIONS.get(key)
+    if action is None:
+        if len(_ACTIONS) >= ACTIONS_KEPT:
+            _ACTIONS.clear()
+        action = _ACTIONS[key] = wire.action_json(message)
+    return action
+
+
 def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decision,
            options: dict[str, Any]) -> referee_pb2.BotMessage:
     """Ask the bot; answer with the index of its action, or with what it returned when that is no
     legal action, or with why it failed (its traceback goes to the bot's log lines). ``options``:
     the match's, read from ``start`` once per seat (each decision gets a copy)."""
-    legal = [wire.action_json(a.action) for a in decision.legal_actions]
+    legal = [_action_json(a.action) for a in decision.legal_actions]
     labels = [a.label for a in decision.legal_actions]
     view = Decision(
         game=start.game, variant=start.variant, seat=start.seat, players=start.players, options=dict(options),
