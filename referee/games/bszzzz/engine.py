@@ -524,16 +524,23 @@ class BszzzzState(GameState):
     def observation(self, seat: int) -> dict[str, Any]:
         return self._seat_view(self._table_view(), seat)
 
-    def _seat_view(self, table: dict[str, Any], seat: int, card=card_json) -> dict[str, Any]:
-        """A seat's observation: the table (copied at its top level only) plus the seat's own parts."""
+    def _seat_view(self, table: dict[str, Any], seat: int, card=card_json,
+                   shared: _Renderings | None = None) -> dict[str, Any]:
+        """A seat's observation: the table (copied at its top level only) plus the seat's own parts
+        (``shared``: for read-only views, the hand and the submission as rendered last time when
+        they have not changed)."""
         view = dict(table)
         view["seat"] = seat
         view["colour"] = self.colours[seat]
-        view["hand"] = [card(c) for c in self.hands[seat]]
         own = next((c for s, c in self.pending if s == seat), False)
-        view["submitted"] = None if own is False else (
-            {"type": "pass"} if own is None else {"type": "play", "card": own.id}
-        )
+        if shared is None:
+            view["hand"] = [card(c) for c in self.hands[seat]]
+            view["submitted"] = None if own is False else (
+                {"type": "pass"} if own is None else {"type": "play", "card": own.id}
+            )
+        else:  # a hand only shrinks within a round (a new round deals new lists)
+            view["hand"] = shared.pile("hand", seat, self.hands[seat])
+            view["submitted"] = None if own is False else shared.submission(own)
         return view
 
     def public_view(self) -> dict[str, Any]:
@@ -549,14 +556,17 @@ class BszzzzState(GameState):
         return dict(self._table_view(read_only=True), submitted=None)
 
     def read_only_views(self, spectator: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-        return self._views(self._table_view(read_only=True), spectator, _CARD_JSON.__getitem__)
+        table = self._table_view(read_only=True)
+        return self._views(table, spectator, _CARD_JSON.__getitem__, self._rendered)
 
     def read_only_observation(self, seat: int) -> dict[str, Any]:
-        return self._seat_view(self._table_view(read_only=True), seat, _CARD_JSON.__getitem__)
+        table = self._table_view(read_only=True)
+        return self._seat_view(table, seat, _CARD_JSON.__getitem__, self._rendered)
 
-    def _views(self, table: dict[str, Any], spectator: bool, card) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    def _views(self, table: dict[str, Any], spectator: bool, card,
+               shared: _Renderings | None = None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         public = dict(table, submitted=None) if spectator else None
-        return public, [self._seat_view(table, seat, card) for seat in range(self.n)]
+        return public, [self._seat_view(table, seat, card, shared) for seat in range(self.n)]
 
     # ------------------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:
@@ -743,6 +753,7 @@ class _Renderings:
         self.built_at: tuple[int, int] | None = None  # (windows, rounds) when the table was built
         self.last_table: dict[str, Any] = {}
         self.piles: dict[tuple[str, int], tuple[list, int, list[dict]]] = {}  # (key, seat) -> (cards, count, rendered)
+        self.submissions: dict[Card | None, dict[str, Any]] = {}
 
     def table(self, state: BszzzzState) -> dict[str, Any]:
         """The state's table for read-only views (never changed once built: lists handed out never
@@ -758,10 +769,19 @@ class _Renderings:
             self.built_at = at
         return self.last_table
 
+    def submission(self, card: Card | None) -> dict[str, Any]:
+        """A sealed submission as a seat's read-only view shows it (a pass for None): one object
+        per card, so consecutive views share it."""
+        shown = self.submissions.get(card)
+        if shown is None:
+            shown = self.submissions[card] = {"type": "pass"} if card is None else {"type": "play", "card": card.id}
+        return shown
+
     def pile(self, key: str, index: int, cards: list[Card]) -> list[dict]:
-        """A pile's cards for read-only views: the same list while the pile has not grown (piles
-        only grow within a round, and a new round or a clone brings new lists), so the views of
-        consecutive steps share it and a host converts or compares it once."""
+        """A pile's cards for read-only views: the same list while the pile has not changed size
+        (piles only grow and hands only shrink within a round, and a new round or a clone brings
+        new lists), so the views of consecutive steps share it and a host converts or compares
+        it once."""
         hit = self.piles.get((key, index))
         if hit is not None and hit[0] is cards and hit[1] == len(cards):
             return hit[2]
