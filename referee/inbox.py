@@ -1,11 +1,12 @@
 """A seat's inbox: what its bot sent, awaited with a deadline.
 
-An ``asyncio.Queue`` awaited inside ``asyncio.timeout`` costs a ``Timeout``, a timer handle and a
-context copy per wait, and every decision waits twice (for its hand-over to the transport, then for
-its answer): in a 4-player Bszzzz! match (~2,800 decisions) that was a sixth of the referee's event
-loop. Here a wait is one future, and the inboxes of a referee share one timer (``Deadlines``, the
-service's), armed for the earliest deadline still awaited (an answered wait's deadline is dropped
-when the timer reaches it).
+The referee awaited a seat's answer as an ``asyncio.Queue`` inside ``asyncio.timeout`` (a
+``Timeout``, a timer handle and a context copy per wait), twice a decision: for its hand-over to
+the transport, then for the answer. Here a wait is one future, the inboxes of a referee share one
+timer (``Deadlines``, the service's), armed for the earliest deadline still awaited (an answered
+wait's deadline is dropped when the timer reaches it), and the hand-over brings the wait's
+deadline nearer (``wake_by``) instead of ending it. The referee's CPU for a 4-player Bszzzz!
+match (~2,800 decisions) fell by ~5 %.
 """
 from __future__ import annotations
 

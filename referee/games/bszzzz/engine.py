@@ -121,6 +121,11 @@ def play_label(card: Card) -> str:
 _PLAY_LABELS: dict[str, str] = {card.id: play_label(card) for card in CARDS.values()}
 
 
+def submission_json(card: Card | None) -> dict[str, Any]:
+    """A sealed submission as its seat's view shows it: a pass (None) or the card played."""
+    return {"type": "pass"} if card is None else {"type": "play", "card": card.id}
+
+
 def card_json(card: Card) -> dict[str, Any]:
     """What a viewer needs to draw a card (a fresh copy of its JSON, built once per card: views
     draw every card on the table at every step)."""
@@ -492,7 +497,7 @@ class BszzzzState(GameState):
 
     def _table(self, card, windows: list[dict], rounds: list[dict], pile=None) -> dict[str, Any]:
         """``pile(key, index, cards)``: a pile's cards rendered (read-only views reuse a pile's
-        rendering while it has not grown: ``_Renderings.pile``)."""
+        rendering while its size is unchanged: ``_Renderings.pile``)."""
         trick = self.trick
         if pile is None:
             def pile(key: str, index: int, cards: list[Card]) -> list[dict]:
@@ -535,9 +540,7 @@ class BszzzzState(GameState):
         own = next((c for s, c in self.pending if s == seat), False)
         if shared is None:
             view["hand"] = [card(c) for c in self.hands[seat]]
-            view["submitted"] = None if own is False else (
-                {"type": "pass"} if own is None else {"type": "play", "card": own.id}
-            )
+            view["submitted"] = None if own is False else submission_json(own)
         else:  # a hand only shrinks within a round (a new round deals new lists)
             view["hand"] = shared.pile("hand", seat, self.hands[seat])
             view["submitted"] = None if own is False else shared.submission(own)
@@ -774,7 +777,7 @@ class _Renderings:
         per card, so consecutive views share it."""
         shown = self.submissions.get(card)
         if shown is None:
-            shown = self.submissions[card] = {"type": "pass"} if card is None else {"type": "play", "card": card.id}
+            shown = self.submissions[card] = submission_json(card)
         return shown
 
     def pile(self, key: str, index: int, cards: list[Card]) -> list[dict]:
