@@ -182,7 +182,12 @@ class Platform:
     """A referee and Celery workers (``concurrency`` pool processes each) on the real Redis, with a
     private SQLite database, for one measurement."""
 
-    def __init__(self, workers: int, concurrency: int, referees: int = 1, service_name: bool = False) -> None:
+    def __init__(self, workers: int, concurrency: int, referees: int = 1, service_name: bool = False,
+                 machines: bool = False) -> None:
+        """``machines``: a machine of one core per worker, emulated on this one: worker i and a
+        referee of its own are pinned to core i with every process they start (pool processes,
+        house bots, replay builders), and each sizes itself for the one core it may use, as on a
+        one-core machine of a compose fleet; Redis and the database are shared, as in a fleet."""
         import os
         import secrets
         import subprocess
@@ -199,6 +204,14 @@ class Platform:
         redis.Redis.from_url(url).flushdb()
         token = secrets.token_hex(8)
         self.env = dict(os.environ, PARLOUR_HOME=self.folder.name, REDIS_URL=url, PARLOUR_WORKERS=str(concurrency))
+        if machines:
+            referees = workers
+            del self.env["PARLOUR_WORKERS"]  # a worker's default for its one core
+        cores = sorted(os.sched_getaffinity(0))
+
+        def on_core(index: int):
+            """Popen's preexec_fn: the process (and all it starts) on one core, for ``machines``."""
+            return (lambda: os.sched_setaffinity(0, {cores[index % len(cores)]})) if machines else None
         self.env.pop("DATABASE_URL", None)
         self.database = postgres_database()  # what a fleet runs on; SQLite serializes concurrent writers
         if self.database:
@@ -207,7 +220,8 @@ class Platform:
         self.referees = [subprocess.Popen([sys.executable, "-m", "referee", "serve", "--port", "0", "--id",
                                            f"referee-{k}", "--presence", "arena.presence:PresenceBoard"],
                                           env=dict(self.env, PARLOUR_OPERATOR_TOKEN=token), stdout=subprocess.PIPE,
-                                          stderr=subprocess.DEVNULL, text=True, cwd=self.root)
+                                          stderr=subprocess.DEVNULL, text=True, cwd=self.root,
+                                          preexec_fn=on_core(k - 1))
                          for k in range(1, referees + 1)]
         addresses = [r.stdout.readline().split("listening on", 1)[1].split()[0] for r in self.referees]
         self.referee = self.referees[0]
@@ -219,7 +233,8 @@ class Platform:
                    for i in range(workers)])
         self.workers = [subprocess.Popen([sys.executable, "-m", "arena", "worker"], cwd=self.root,
                                          env=dict(self.env, **routes[i]),
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                         preexec_fn=on_core(i))
                         for i in range(workers)]
         self.psutil = psutil
         time.sleep(4)  # the workers are up before any clock starts
@@ -337,7 +352,8 @@ def warm_up_entrants(concurrency: int) -> list[str]:
 
 def bench_road(args) -> dict:
     """Tussie Mussie 2p random vs random, in-process and end to end through the arena (Celery task
-    -> referee -> warm house bots -> recorded row), with one and two workers; Bszzzz 4p likewise
+    -> referee -> warm house bots -> recorded row), with one and two workers, then with a worker
+    per machine (``Platform(machines=True)``: one core each, emulated here); Bszzzz 4p likewise
     with one worker (a Swiss of 32 at tables of 4, two rounds: 16 matches), on one referee and on
     a referee per core (two, the worker creating through one name for both). Every figure from
     this one run.
@@ -365,6 +381,18 @@ def bench_road(args) -> dict:
     report.update(cpu_figures(*cpu_one_worker, report["in_process_per_min"]))
     report["ratio"] = round(report["platform_per_min"] / report["in_process_per_min"], 4)
     report["two_workers_speedup"] = round(report["workers"]["2"] / report["workers"]["1"], 2)
+    # the same with a machine per worker: one worker keeps this 2-core machine ~1.7 cores busy, so
+    # a second worker on it adds processes, not cores; here each worker has a core of its own
+    report["machines"] = {}
+    for machines in (1, 2):
+        platform = Platform(machines, concurrency=args.concurrency, machines=True)
+        try:
+            platform.tournament("tussie-mussie", warm_up_entrants(args.concurrency * machines), 2)
+            matches, seconds, _ = platform.tournament("tussie-mussie", ROUND_ROBIN, 2)
+        finally:
+            platform.close()
+        report["machines"][str(machines)] = round(matches / seconds * 60, 1)
+    report["two_machines_speedup"] = round(report["machines"]["2"] / report["machines"]["1"], 2)
     bszzzz_samples = [in_process_per_min("bszzzz", 4, 40)]
     bszzzz = {}
     # one referee; then a referee per core, one worker creating through a name for both: a
@@ -401,7 +429,10 @@ def print_road(report: dict) -> None:
     print(f"  in-process {report['in_process_per_min']:.0f} (the fastest of {report['in_process_samples']}), platform (1 worker, concurrency "
           f"{report['concurrency_per_worker']}, {report['database']}) {report['platform_per_min']:.0f}: ratio {report['ratio']:.4f} "
           f"(1/{1 / report['ratio']:.0f})")
-    print(f"  2 workers {report['workers']['2']:.0f}: {report['two_workers_speedup']}x one worker")
+    print(f"  2 workers {report['workers']['2']:.0f}: {report['two_workers_speedup']}x one worker (on this one machine)")
+    print(f"  a worker per one-core machine (emulated: each worker and its own referee pinned to a core): "
+          f"1 machine {report['machines']['1']:.0f}, 2 machines {report['machines']['2']:.0f}: "
+          f"{report['two_machines_speedup']}x")
     b, b2 = report["bszzzz_4p"], report["bszzzz_4p"]["two_referees"]
     print(f"  Bszzzz 4p: in-process {b['in_process_per_min']:.1f}, platform {b['platform_per_min']:.1f}: "
           f"ratio {b['ratio']:.3f} (1/{1 / b['ratio']:.1f}); with a referee per core (2, one name) "
