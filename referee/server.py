@@ -38,7 +38,7 @@ from .limits import (CALLS_PER_PEER, HELLO_TIMEOUT, INBOX_LIMIT, SERVER_OPTIONS,
                      is_remote_peer, peer_of, version_error)
 from .match import DecisionRequest, Match, Reply
 from .presence import NoPresence, Presence, keep_presence, load_presence, tell
-from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, packed, packed_replay, replay_json, replay_parts
+from .replay import FORMAT, FORMAT_VERSION, FrameEncoder, JsonFrameEncoder, packed, packed_replay, replay_parts
 from .seats import Close, Outbox, Pending, Seat, SlotStream
 from .timecontrol import TimeControl
 from .tokens import RECHECK_SECONDS, Verifier, load_verifier
@@ -66,10 +66,10 @@ _replay_pool: concurrent.futures.ProcessPoolExecutor | None = None
 
 def replay_pool() -> concurrent.futures.ProcessPoolExecutor:
     """The processes that build finished matches' replays (``PARLOUR_REPLAY_PROCESSES``, default
-    one per core): re-simulating every view is the referee's heaviest work per match."""
+    one per core it may run on): re-simulating every view is the referee's heaviest work per match."""
     global _replay_pool
     if _replay_pool is None:
-        workers = int(os.environ.get("PARLOUR_REPLAY_PROCESSES", 0)) or os.cpu_count() or 1
+        workers = int(os.environ.get("PARLOUR_REPLAY_PROCESSES", 0)) or len(os.sched_getaffinity(0))
         _replay_pool = concurrent.futures.ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("forkserver"),
             initializer=start_replay_process, initargs=(os.getpid(),))
@@ -160,7 +160,7 @@ class Room:
     end_message: referee_pb2.MatchEnd | None = None
     task: asyncio.Task | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)  # set once the replay is stored
-    follow_frames: FrameEncoder | None = None  # the public replay frames, kept only when the creator asked
+    follow_frames: JsonFrameEncoder | None = None  # the public replay frames, kept only when the creator asked
     changed: asyncio.Event = field(default_factory=asyncio.Event)  # replaced each time it fires
 
     def notify(self) -> None:
@@ -281,7 +281,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         room.public.append(match.state.read_only_public_view())  # read only, like every view kept here
         room.add_frame(0)
         if request.record_frames:  # built as play goes, once, for the creator's FollowMatch
-            room.follow_frames = FrameEncoder()
+            room.follow_frames = JsonFrameEncoder()
             room.follow_frames.add(room.public[0])
             match.on_step = lambda: room.follow_frames.add(match.state.read_only_public_view())
         self.rooms[match_id] = room
@@ -779,7 +779,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             changed = room.changed  # taken before looking, so no change between is missed
             frames = room.follow_frames.frames if room.follow_frames is not None else []
             if len(frames) > sent:
-                batch = [replay_json(frame).decode() for frame in frames[sent:]]  # the replay's own frames
+                batch = [frame.decode() for frame in frames[sent:]]  # the replay's own frames
                 yield referee_pb2.MatchProgress(protocol_version=PV, first_step=sent, frames=batch)
                 sent += len(batch)
             if room.finished:
