@@ -179,39 +179,44 @@ class TussieMussieState(GameState):
         return state
 
     def __init__(self, config: MatchConfig, seed: int) -> None:
+        """The match's settings and records. A round's own attributes are set by start_round (or
+        from_position_state), so a new match does not build them twice."""
         self.config = config
         self.seed = seed
-        self.solo = config.variant == "solo"
+        options = config.options
+        self.solo = solo = config.variant == "solo"
         self.n = config.players
-        self.hand_count = 2 if self.solo else self.n  # the apprentice is hand 1 in solo
-        self.honeysuckle = config.options["honeysuckle"]
-        self.close_gap = config.options["marigold_gap"] == "close"
-        self.head_start = self.solo and config.options["apprentice_head_start"]
-        self.keeps_facedown = self.solo and config.options["apprentice_keeps_facedown"]
-        self.round = 0
-        self.first = 0
-        self.phase = "offer"
-        self.stack: list[str] = []
-        self.hands: list[list[list | None]] = [[] for _ in range(self.hand_count)]
-        self.revealed = False
-        self.offers: list[list[int]] = []
-        self.offer_index = 0
-        self.offer: dict[str, Any] | None = None
-        self.out: list[list] = []
-        self.pre_order: list[int] = []
-        self.pre_index = 0
-        self.used: list[list[str]] = [[] for _ in range(self.hand_count)]
-        self.orchid: list[str] = ["white"] * self.hand_count
-        self.larkspur: list[str] | None = None
-        self.snap_moved: int | None = None
+        self.hand_count = 2 if solo else self.n  # the apprentice is hand 1 in solo
+        self.honeysuckle = options["honeysuckle"]
+        self.close_gap = options["marigold_gap"] == "close"
+        self.head_start = solo and options["apprentice_head_start"]
+        self.keeps_facedown = solo and options["apprentice_keeps_facedown"]
         self.points: list[list[int]] = []
         self.summaries: list[dict[str, Any]] = []  # see history
-        # solo
+        # the other variant's part, never set up by its rounds: empty
+        self.offers: list[list[int]] = []
+        self.offer_index = 0
         self.turns: list[str] = []
         self.turn_card: str | None = None
         self.layout: list[list] = []
         self.kept: list[str] = []
         self.kept_from: list[str] = []
+
+    # A round's attributes, set by start_round
+    round: int
+    first: int
+    phase: str
+    stack: list[str]
+    hands: list[list[list | None]]
+    revealed: bool
+    offer: dict[str, Any] | None
+    out: list[list]
+    pre_order: list[int]
+    pre_index: int
+    used: list[list[str]]
+    orchid: list[str]
+    larkspur: list[str] | None
+    snap_moved: int | None
 
     def start_round(self, round_index: int) -> None:
         """Deal the round from its keys (see TURN_KEY) and set up its decisions."""
@@ -219,30 +224,33 @@ class TussieMussieState(GameState):
         self.first = round_index % self.n
         first_key = round_index * ROUND_KEYS
         keys = match_keys(self.seed)[first_key:first_key + ROUND_KEYS]
-        carried = self.apprentice_keeps(keys[PICK_KEY]) if self.solo and round_index else []
         self.stack = shuffle(list(TILE_IDS), keys)
-        for column in carried:  # out of the stack, which keeps the others' order
-            self.stack.remove(column[0])
         self.revealed = False
         self.out = []
-        self.orchid = ["white"] * self.hand_count
         self.larkspur = None
         self.snap_moved = None
-        self.pre_order, self.pre_index = [], 0
+        self.pre_order = []
+        self.pre_index = 0
         self.offer = None
         if self.solo:
-            self.start_solo_turns(carried, keys[TURN_KEY])
+            self.start_solo_turns(keys)
         else:
             self.start_offers()
 
-    def start_solo_turns(self, carried: list[list], turn_key: int) -> None:
+    def start_solo_turns(self, keys: Sequence[int]) -> None:
         """The apprentice's carried columns (and its head start) lead its arrangement; the Turn
         deck is shuffled and its first card revealed."""
-        if self.round == 0 and self.head_start:
-            carried.append([self.stack.pop(), "bouquet", ALL_SEEN])
+        stack = self.stack
+        if self.round:
+            carried = self.apprentice_keeps(keys[PICK_KEY])
+            for column in carried:  # out of the stack, which keeps the others' order
+                stack.remove(column[0])
+        else:
+            carried = [[stack.pop(), "bouquet", ALL_SEEN]] if self.head_start else []
         self.hands = [[], carried]
         self.used = [[], []]
-        self.turns = list(TURN_ORDERS[turn_key % len(TURN_ORDERS)])
+        self.orchid = ["white", "white"]
+        self.turns = list(TURN_ORDERS[keys[TURN_KEY] % len(TURN_ORDERS)])
         self.phase = "distribute"
         self.next_solo_turn()
 
@@ -251,6 +259,7 @@ class TussieMussieState(GameState):
         n, f = self.n, self.first
         self.hands = [[] for _ in range(n)]
         self.used = [[] for _ in range(n)]
+        self.orchid = ["white"] * n
         left = [[(f + i) % n, (f + i + 1) % n] for i in range(n)]
         right = [[(f - i) % n, (f - i - 1) % n] for i in range(n)]
         self.offers, self.offer_index = left + right, 0
