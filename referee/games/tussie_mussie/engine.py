@@ -355,13 +355,29 @@ class TussieMussieState(GameState):
             return [i for i, c in enumerate(columns) if c is not None]
         return range(len(columns))
 
+    def column_actions(self, table: list[Action], hand: int, skip: int | None = None) -> list[Action]:
+        """``table``'s action (by column) for each column of ``hand`` holding a tile but ``skip``,
+        a column of the hand's: slices of the table, unless a Marigold left a gap."""
+        columns = self.hands[hand]
+        if None in columns:
+            return [table[i] for i, c in enumerate(columns) if c is not None and i != skip]
+        if skip is None:
+            return table[:len(columns)]
+        return table[:skip] + table[skip + 1:len(columns)]
+
     def column_of(self, hand: int, tile: str) -> int | None:
-        return next((i for i, c in enumerate(self.hands[hand]) if c is not None and c[0] == tile), None)
+        for index, column in enumerate(self.hands[hand]):
+            if column is not None and column[0] == tile:
+                return index
+        return None
 
     def compute_pre_actions(self, seat: int) -> list[Action]:
         """The acting seat's choices: a pending Larkspur or Snapdragon step, or any unused ability."""
         if self.larkspur is not None:
-            return [LARKSPUR_REPLACE[t][c] for t in self.larkspur for c in self.columns_of(seat)]
+            actions = []
+            for tile in self.larkspur:
+                actions += self.column_actions(LARKSPUR_REPLACE[tile], seat)
+            return actions
         if self.snap_moved is not None:
             return [
                 SNAPDRAGON_ACTIONS[c]
@@ -369,7 +385,10 @@ class TussieMussieState(GameState):
                 if c != self.snap_moved
             ] + [SNAPDRAGON_STOP]
         used = self.used[seat]
-        unused = [c[0] for c in self.hands[seat] if c is not None and c[0] in PRE_PRESENTATION and c[0] not in used]
+        unused = []  # a loop: cheaper than a comprehension over four columns
+        for column in self.hands[seat]:
+            if column is not None and column[0] in PRE_PRESENTATION and column[0] not in used:
+                unused.append(column[0])
         if not unused:
             return []
         actions: list[Action] = []
@@ -378,13 +397,12 @@ class TussieMussieState(GameState):
         if "pink_larkspur" in unused and self.stack:
             actions.append(LARKSPUR_DRAW)
         if "snapdragon" in unused:
-            actions += [SNAPDRAGON_ACTIONS[c] for c in self.columns_of(seat)]
+            actions += self.column_actions(SNAPDRAGON_ACTIONS, seat)
         marigold_due = False
         if "marigold" in unused:
-            marigold = self.column_of(seat, "marigold")
-            others = [c for c in self.columns_of(seat) if c != marigold]
-            actions += [MARIGOLD_ACTIONS[c] for c in others]
-            marigold_due = bool(others)
+            discards = self.column_actions(MARIGOLD_ACTIONS, seat, skip=self.column_of(seat, "marigold"))
+            actions += discards
+            marigold_due = bool(discards)
         if actions and not marigold_due:
             actions.append(DONE)
         return actions
