@@ -493,15 +493,27 @@ class TussieMussieState(GameState):
 
     def apprentice_keeps(self, key: int) -> list[list]:
         """The columns the apprentice carries into this round: 1 then 2 of its last arrangement's
-        tiles (one more each with the head start), drawn at random by ``key``."""
-        tiles = sorted([c[0] for c in self.hands[1] if c is not None])
-        keep = min(self.round + (1 if self.head_start else 0), len(tiles))
+        tiles (one more each with the head start), drawn at random by ``key``. Loops, not
+        comprehensions nor min(): cheaper over so few tiles."""
+        tiles = []
+        for column in self.hands[1]:
+            if column is not None:
+                tiles.append(column[0])
+        tiles.sort()
+        keep = self.round + 1 if self.head_start else self.round
+        if keep > len(tiles):
+            keep = len(tiles)
         choices = ordered_choices(len(tiles), keep)
-        kept = [tiles[i] for i in choices[key % len(choices)]]
         facedown = self.keeps_facedown
+        kept = []
+        carried = []
+        for index in choices[key % len(choices)]:
+            tile = tiles[index]
+            kept.append(tile)
+            carried.append([tile, "keepsakes", 0] if facedown else [tile, "bouquet", ALL_SEEN])
         self.kept_from = tiles if facedown else []
         self.kept = kept if facedown else []
-        return [[t, "keepsakes", 0] if facedown else [t, "bouquet", ALL_SEEN] for t in kept]
+        return carried
 
     # ------------------------------------------------------------------ the interface
     def to_move(self) -> list[int]:
