@@ -123,12 +123,18 @@ def match_keys(seed: int) -> tuple[int, ...]:
     return draw_keys(seed, "deal", count=ROUNDS * ROUND_KEYS)
 
 
-def shuffle(items: list[str], keys: tuple[int, ...]) -> list[str]:
-    """``items`` shuffled in place and returned: Fisher-Yates, the swap at position i by key i."""
-    for i in range(len(items) - 1, 0, -1):
-        j = keys[i] % (i + 1)
-        items[i], items[j] = items[j], items[i]
-    return items
+# Fisher-Yates over the tiles: each position from the last down, and how many it may swap with
+# (a table, not range arithmetic at every step)
+FISHER_YATES_STEPS = tuple((i, i + 1) for i in range(len(TILE_IDS) - 1, 0, -1))
+
+
+def shuffled_tiles(keys: tuple[int, ...]) -> list[str]:
+    """Every tile, shuffled by a round's keys: Fisher-Yates, the swap at position i by key i."""
+    tiles = list(TILE_IDS)
+    for i, choices in FISHER_YATES_STEPS:
+        j = keys[i] % choices
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+    return tiles
 
 
 @functools.cache
@@ -242,7 +248,7 @@ class TussieMussieState(GameState):
         self.first = round_index % self.n
         first_key = round_index * ROUND_KEYS
         keys = match_keys(self.seed)[first_key:first_key + ROUND_KEYS]
-        self.stack = shuffle(list(TILE_IDS), keys)
+        self.stack = shuffled_tiles(keys)
         self.revealed = False
         self.out = []
         self.larkspur = None
