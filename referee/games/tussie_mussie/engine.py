@@ -33,7 +33,7 @@ import functools
 import itertools
 import random
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..interface import (
     Action,
@@ -97,13 +97,12 @@ LARKSPUR_REPLACE = {t: [{"type": "larkspur_replace", "tile": t, "column": c} for
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
 
 
-class Unrendered(NamedTuple):
-    """A finished round's arrangements (its hands' columns), not yet rendered as JSON."""
-
-    hands: list[list[list | None]]
+class Unrendered(tuple):
+    """A finished round's arrangements (its hands' columns, a tuple of them), not yet rendered as
+    JSON (a tuple subclass: cheaper to make than a NamedTuple, once a round)."""
 
     def render(self) -> list[list[dict]]:
-        return [[GAP if c is None else COLUMN_JSON[c[0]][c[1]] for c in hand] for hand in self.hands]
+        return [[GAP if c is None else COLUMN_JSON[c[0]][c[1]] for c in hand] for hand in self]
 
 
 # A match's random orders all come from one draw of 64-bit keys, draw_keys(seed, "deal"), ROUND_KEYS
@@ -471,13 +470,14 @@ class TussieMussieState(GameState):
     # ------------------------------------------------------------------ Presentation
     def present(self) -> None:
         """Score every arrangement, then set up the next round or end the match."""
+        orchid, honeysuckle, solo = self.orchid, self.honeysuckle, self.solo
         points, breakdowns = [], []
         for hand, columns in enumerate(self.hands):
             total, per_column = score_arrangement(
                 columns,  # [tile, row, seen] columns: the scoring reads tile and row
-                self.orchid[hand],
-                apprentice=self.solo and hand == 1,
-                honeysuckle=self.honeysuckle,
+                orchid[hand],
+                apprentice=solo and hand == 1,
+                honeysuckle=honeysuckle,
             )
             points.append(total)
             breakdowns.append(per_column)
@@ -487,7 +487,7 @@ class TussieMussieState(GameState):
                 "round": self.round,
                 "first_player": self.first,
                 "arrangements": Unrendered(self.hands),  # never changed after this: the next round has new ones
-                "orchid": list(self.orchid),
+                "orchid": list(orchid),
                 "points": points,
                 "column_points": breakdowns,
             }
