@@ -97,12 +97,18 @@ LARKSPUR_REPLACE = {t: [{"type": "larkspur_replace", "tile": t, "column": c} for
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
 
 
-class Unrendered(tuple):
-    """A finished round's arrangements (its hands' columns, a tuple of them), not yet rendered as
-    JSON (a tuple subclass: cheaper to make than a NamedTuple, once a round)."""
-
-    def render(self) -> list[list[dict]]:
-        return [[GAP if c is None else COLUMN_JSON[c[0]][c[1]] for c in hand] for hand in self]
+def round_summary(record: tuple) -> dict[str, Any]:
+    """A finished round's summary (see history) from its record as present() made it: the round,
+    its first player, its hands' columns, their orchids, points and column points."""
+    round_index, first, hands, orchid, points, column_points = record
+    return {
+        "round": round_index,
+        "first_player": first,
+        "arrangements": [[GAP if c is None else COLUMN_JSON[c[0]][c[1]] for c in hand] for hand in hands],
+        "orchid": list(orchid),
+        "points": points,
+        "column_points": column_points,
+    }
 
 
 # A match's random orders all come from one draw of 64-bit keys, draw_keys(seed, "deal"), ROUND_KEYS
@@ -196,7 +202,7 @@ class TussieMussieState(GameState):
         self.solo = config.variant == "solo"
         self.n = config.players
         self.points: list[list[int]] = []
-        self.summaries: list[dict[str, Any]] = []  # see history
+        self.summaries: list[dict[str, Any] | tuple] = []  # a round's summary or its record: see history
         # the other variant's part, never set up by its rounds: empty
         self.offers: list[list[int]] = []
         self.offer_index = 0
@@ -485,16 +491,9 @@ class TussieMussieState(GameState):
             points.append(total)
             breakdowns.append(per_column)
         self.points.append(points)
-        self.summaries.append(
-            {
-                "round": self.round,
-                "first_player": self.first,
-                "arrangements": Unrendered(self.hands),  # never changed after this: the next round has new ones
-                "orchid": list(orchid),
-                "points": points,
-                "column_points": breakdowns,
-            }
-        )
+        # the round's record, its summary made when first read (history); the hands and orchids are
+        # never changed after this: the next round has new ones
+        self.summaries.append((self.round, self.first, self.hands, orchid, points, breakdowns))
         if self.round + 1 < ROUNDS:
             self.start_round(self.round + 1)
         else:
@@ -715,13 +714,14 @@ class TussieMussieState(GameState):
 
     @property
     def history(self) -> list[dict[str, Any]]:
-        """The finished rounds' summaries. A round's arrangements are rendered as JSON when first
-        read (views, positions, the tie-break), not as the round ends: random playouts read none."""
-        for summary in self.summaries:
-            arrangements = summary["arrangements"]
-            if isinstance(arrangements, Unrendered):  # summaries are shared by clones: render once
-                summary["arrangements"] = arrangements.render()
-        return self.summaries
+        """The finished rounds' summaries. A round's summary, its arrangements as JSON, is made from
+        its record when first read (views, positions, the tie-break), not as the round ends: random
+        playouts read none. Clones share the summaries once made (each list makes its own)."""
+        summaries = self.summaries
+        for index, summary in enumerate(summaries):
+            if type(summary) is tuple:
+                summaries[index] = round_summary(summary)
+        return summaries
 
     # ------------------------------------------------------------------ result
     def totals(self) -> list[int]:
@@ -753,8 +753,8 @@ class TussieMussieState(GameState):
 
     # ------------------------------------------------------------------ hidden information
     def _copy_mutables(self, other: TussieMussieState) -> None:
-        """Every list play mutates is copied; the offer order and the round summaries are shared
-        (a summary changes only as its arrangements are rendered, before anyone reads them)."""
+        """Every list play mutates is copied; the offer order and the round summaries (or records)
+        are shared: they never change."""
         other.stack = list(self.stack)
         other.hands = [[None if c is None else list(c) for c in h] for h in self.hands]
         other.offer = None if self.offer is None else {"tiles": list(self.offer["tiles"]),
