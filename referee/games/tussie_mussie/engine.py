@@ -161,10 +161,12 @@ def distribute_actions(turn_card: str, sides: tuple[str, ...]) -> list[Action]:
     return actions
 
 
-# each Turn card's choices for its tiles as it lays them out
-TURN_ACTIONS = {card: distribute_actions(card, TURN_CARDS[card]["layout"]) for card in TURN_CARDS}
-# each Turn card's immediate action and layout: (discards the stack's top, left side, right side)
-TURN_LAYOUTS = {card: (bool(spec.get("discard_top")), *spec["layout"]) for card, spec in TURN_CARDS.items()}
+# each Turn card as it is revealed, in one look-up: its immediate action and layout (discards the
+# stack's top, left side, right side), then the seat's choices for the tiles it lays out
+TURN_REVEALS = {
+    card: (bool(spec.get("discard_top")), *spec["layout"], distribute_actions(card, spec["layout"]))
+    for card, spec in TURN_CARDS.items()
+}
 
 
 def placement(sides: tuple[str, str], choice: tuple[str, str, str], slot: int) -> tuple[str, int, str, int]:
@@ -176,9 +178,12 @@ def placement(sides: tuple[str, str], choice: tuple[str, str, str], slot: int) -
             "bouquet" if theirs == "U" else "keepsakes", ALL_SEEN if "U" in (sides[1 - slot], theirs) else 0)
 
 
-# every (Turn card, option, slot)'s placement (a table's sides are its Turn card's: validate)
-PLACEMENTS = {(card, option, slot): placement(spec["layout"], choice, slot)
-              for card, spec in TURN_CARDS.items() for option, choice in spec["options"].items() for slot in (0, 1)}
+# every Turn card's placements, by option then slot (a table's sides are its Turn card's: validate)
+PLACEMENTS = {
+    card: {option: (placement(spec["layout"], choice, 0), placement(spec["layout"], choice, 1))
+           for option, choice in spec["options"].items()}
+    for card, spec in TURN_CARDS.items()
+}
 
 
 class TussieMussieState(GameState):
@@ -338,20 +343,21 @@ class TussieMussieState(GameState):
     def next_solo_turn(self) -> None:
         """Reveal a Turn card, apply its immediate action, lay out two tiles."""
         self.turn_card = turn_card = self.turns.pop()
-        discard_top, left, right = TURN_LAYOUTS[turn_card]
+        discard_top, left, right, actions = TURN_REVEALS[turn_card]
         stack = self.stack
         if discard_top and stack:
             self.out.append([stack.pop(), 0])  # unseen by anyone
         self.layout = [[stack.pop(), left], [stack.pop(), right]]
         # the seat's choices are known now: the cache of legal_actions (as advance_pre fills it)
-        self._legal = {0: TURN_ACTIONS[turn_card]}
+        self._legal = {0: actions}
 
     def distribute(self, option: str, slot: int) -> None:
-        row, seen, other_row, other_seen = PLACEMENTS[self.turn_card, option, slot]
-        layout, hands = self.layout, self.hands
-        hands[0].append([layout[slot][0], row, seen])
-        hands[1].append([layout[1 - slot][0], other_row, other_seen])
-        if len(hands[0]) < TURNS_PER_SOLO_ROUND:
+        row, seen, other_row, other_seen = PLACEMENTS[self.turn_card][option][slot]
+        layout = self.layout
+        mine, apprentice = self.hands
+        mine.append([layout[slot][0], row, seen])
+        apprentice.append([layout[1 - slot][0], other_row, other_seen])
+        if len(mine) < TURNS_PER_SOLO_ROUND:
             self.next_solo_turn()
         else:
             self.layout, self.turn_card = [], None
