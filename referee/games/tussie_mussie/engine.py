@@ -201,7 +201,8 @@ class TussieMussieState(GameState):
         A state keeps under 30 attributes (with GameState's ``_legal``; 28 now): CPython 3.11 then
         stores them in the object, not in a dict of its own, and reads them faster (at 30, a solo
         playout takes 9 % more instructions). So the settings are properties below, and the rules
-        that read one every round read the options directly (a property read is a Python call)."""
+        that read one every round read the options directly (a property read is a Python call);
+        clone() copies the attributes by name (a new one goes there too)."""
         self.config = config
         self.seed = seed
         self.solo = config.variant == "solo"
@@ -758,6 +759,19 @@ class TussieMussieState(GameState):
         return {"scores": scores, "ranks": ranks, **detail}
 
     # ------------------------------------------------------------------ hidden information
+    def clone(self) -> TussieMussieState:
+        """GameState.clone() without reading ``__dict__``, which would give this state and its clone
+        a dict of attributes each, slower to read (see __init__): every attribute copied by name,
+        the values shared, the containers by _copy_mutables."""
+        other = object.__new__(type(self))
+        other.config, other.seed, other.solo, other.n = self.config, self.seed, self.solo, self.n
+        other.round, other.first, other.phase, other.revealed = self.round, self.first, self.phase, self.revealed
+        other.offers, other.offer_index = self.offers, self.offer_index
+        other.pre_index, other.snap_moved, other.turn_card = self.pre_index, self.snap_moved, self.turn_card
+        other._legal = None
+        self._copy_mutables(other)
+        return other
+
     def _copy_mutables(self, other: TussieMussieState) -> None:
         """Every list play mutates is copied; the offer order and the round summaries (or records)
         are shared: they never change."""
