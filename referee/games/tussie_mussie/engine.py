@@ -486,21 +486,22 @@ class TussieMussieState(GameState):
     # ------------------------------------------------------------------ Presentation
     def present(self) -> None:
         """Score every arrangement, then set up the next round or end the match."""
-        orchid, honeysuckle, solo = self.orchid, self.config.options["honeysuckle"], self.solo
-        points, breakdowns = [], []
-        for hand, columns in enumerate(self.hands):
-            total, per_column = score_arrangement(
-                columns,  # [tile, row, seen] columns: the scoring reads tile and row
-                orchid[hand],
-                apprentice=solo and hand == 1,
-                honeysuckle=honeysuckle,
-            )
-            points.append(total)
-            breakdowns.append(per_column)
+        orchid, honeysuckle, hands = self.orchid, self.config.options["honeysuckle"], self.hands
+        if self.solo:  # the seat's arrangement and the apprentice's, without a loop
+            mine, my_columns = score_arrangement(hands[0], orchid[0], honeysuckle=honeysuckle)
+            theirs, their_columns = score_arrangement(hands[1], orchid[1], apprentice=True, honeysuckle=honeysuckle)
+            points, breakdowns = [mine, theirs], [my_columns, their_columns]
+        else:
+            points, breakdowns = [], []
+            for hand, columns in enumerate(hands):
+                # [tile, row, seen] columns: the scoring reads tile and row
+                total, per_column = score_arrangement(columns, orchid[hand], honeysuckle=honeysuckle)
+                points.append(total)
+                breakdowns.append(per_column)
         self.points.append(points)
         # the round's record, its summary made when first read (history); the hands and orchids are
         # never changed after this: the next round has new ones
-        self.summaries.append((self.round, self.first, self.hands, orchid, points, breakdowns))
+        self.summaries.append((self.round, self.first, hands, orchid, points, breakdowns))
         if self.round + 1 < ROUNDS:
             self.start_round(self.round + 1)
         else:
