@@ -33,7 +33,7 @@ import functools
 import itertools
 import random
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..interface import (
     Action,
@@ -97,13 +97,18 @@ LARKSPUR_REPLACE = {t: [{"type": "larkspur_replace", "tile": t, "column": c} for
 _DISTRIBUTE: dict[tuple, list[Action]] = {}
 
 
-class Unrendered(NamedTuple):
-    """A finished round's arrangements (its hands' columns), not yet rendered as JSON."""
-
-    hands: list[list[list | None]]
-
-    def render(self) -> list[list[dict]]:
-        return [[GAP if c is None else COLUMN_JSON[c[0]][c[1]] for c in hand] for hand in self.hands]
+def round_summary(record: tuple) -> dict[str, Any]:
+    """A finished round's summary (see history) from its record as present() made it: the round,
+    its first player, its hands' columns, their orchids, points and column points."""
+    round_index, first, hands, orchid, points, column_points = record
+    return {
+        "round": round_index,
+        "first_player": first,
+        "arrangements": [[GAP if c is None else COLUMN_JSON[c[0]][c[1]] for c in hand] for hand in hands],
+        "orchid": list(orchid),
+        "points": points,
+        "column_points": column_points,
+    }
 
 
 # A match's random orders all come from one draw of 64-bit keys, draw_keys(seed, "deal"), ROUND_KEYS
@@ -123,12 +128,18 @@ def match_keys(seed: int) -> tuple[int, ...]:
     return draw_keys(seed, "deal", count=ROUNDS * ROUND_KEYS)
 
 
-def shuffle(items: list[str], keys: tuple[int, ...]) -> list[str]:
-    """``items`` shuffled in place and returned: Fisher-Yates, the swap at position i by key i."""
-    for i in range(len(items) - 1, 0, -1):
-        j = keys[i] % (i + 1)
-        items[i], items[j] = items[j], items[i]
-    return items
+# Fisher-Yates over the tiles: each position from the last down, and how many it may swap with
+# (a table, not range arithmetic at every step)
+FISHER_YATES_STEPS = tuple((i, i + 1) for i in range(len(TILE_IDS) - 1, 0, -1))
+
+
+def shuffled_tiles(keys: tuple[int, ...]) -> list[str]:
+    """Every tile, shuffled by a round's keys: Fisher-Yates, the swap at position i by key i."""
+    tiles = list(TILE_IDS)
+    for i, choices in FISHER_YATES_STEPS:
+        j = keys[i] % choices
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+    return tiles
 
 
 @functools.cache
@@ -150,10 +161,12 @@ def distribute_actions(turn_card: str, sides: tuple[str, ...]) -> list[Action]:
     return actions
 
 
-# each Turn card's choices for its tiles as it lays them out
-TURN_ACTIONS = {card: distribute_actions(card, TURN_CARDS[card]["layout"]) for card in TURN_CARDS}
-# each Turn card's immediate action and layout: (discards the stack's top, left side, right side)
-TURN_LAYOUTS = {card: (bool(spec.get("discard_top")), *spec["layout"]) for card, spec in TURN_CARDS.items()}
+# each Turn card as it is revealed, in one look-up: its immediate action and layout (discards the
+# stack's top, left side, right side), then the seat's choices for the tiles it lays out
+TURN_REVEALS = {
+    card: (bool(spec.get("discard_top")), *spec["layout"], distribute_actions(card, spec["layout"]))
+    for card, spec in TURN_CARDS.items()
+}
 
 
 def placement(sides: tuple[str, str], choice: tuple[str, str, str], slot: int) -> tuple[str, int, str, int]:
@@ -165,9 +178,12 @@ def placement(sides: tuple[str, str], choice: tuple[str, str, str], slot: int) -
             "bouquet" if theirs == "U" else "keepsakes", ALL_SEEN if "U" in (sides[1 - slot], theirs) else 0)
 
 
-# every (Turn card, option, slot)'s placement (a table's sides are its Turn card's: validate)
-PLACEMENTS = {(card, option, slot): placement(spec["layout"], choice, slot)
-              for card, spec in TURN_CARDS.items() for option, choice in spec["options"].items() for slot in (0, 1)}
+# every Turn card's placements, by option then slot (a table's sides are its Turn card's: validate)
+PLACEMENTS = {
+    card: {option: (placement(spec["layout"], choice, 0), placement(spec["layout"], choice, 1))
+           for option, choice in spec["options"].items()}
+    for card, spec in TURN_CARDS.items()
+}
 
 
 class TussieMussieState(GameState):
@@ -179,39 +195,64 @@ class TussieMussieState(GameState):
         return state
 
     def __init__(self, config: MatchConfig, seed: int) -> None:
+        """The match's settings and records. A round's own attributes are set by start_round (or
+        from_position_state), so a new match does not build them twice.
+
+        A state keeps under 30 attributes (with GameState's ``_legal``; 28 now): CPython 3.11 then
+        stores them in the object, not in a dict of its own, and reads them faster (at 30, a solo
+        playout takes 9 % more instructions). So the settings are properties below, and the rules
+        that read one every round read the options directly (a property read is a Python call);
+        clone() copies the attributes by name (a new one goes there too)."""
         self.config = config
         self.seed = seed
         self.solo = config.variant == "solo"
         self.n = config.players
-        self.hand_count = 2 if self.solo else self.n  # the apprentice is hand 1 in solo
-        self.honeysuckle = config.options["honeysuckle"]
-        self.close_gap = config.options["marigold_gap"] == "close"
-        self.head_start = self.solo and config.options["apprentice_head_start"]
-        self.keeps_facedown = self.solo and config.options["apprentice_keeps_facedown"]
-        self.round = 0
-        self.first = 0
-        self.phase = "offer"
-        self.stack: list[str] = []
-        self.hands: list[list[list | None]] = [[] for _ in range(self.hand_count)]
-        self.revealed = False
+        self.points: list[list[int]] = []
+        self.summaries: list[dict[str, Any] | tuple] = []  # a round's summary or its record: see history
+        # the other variant's part, never set up by its rounds: empty
         self.offers: list[list[int]] = []
         self.offer_index = 0
-        self.offer: dict[str, Any] | None = None
-        self.out: list[list] = []
-        self.pre_order: list[int] = []
-        self.pre_index = 0
-        self.used: list[list[str]] = [[] for _ in range(self.hand_count)]
-        self.orchid: list[str] = ["white"] * self.hand_count
-        self.larkspur: list[str] | None = None
-        self.snap_moved: int | None = None
-        self.points: list[list[int]] = []
-        self.summaries: list[dict[str, Any]] = []  # see history
-        # solo
         self.turns: list[str] = []
         self.turn_card: str | None = None
         self.layout: list[list] = []
         self.kept: list[str] = []
         self.kept_from: list[str] = []
+
+    @property
+    def hand_count(self) -> int:
+        return 2 if self.solo else self.n  # the apprentice is hand 1 in solo
+
+    @property
+    def honeysuckle(self) -> str:
+        return self.config.options["honeysuckle"]
+
+    @property
+    def close_gap(self) -> bool:
+        return self.config.options["marigold_gap"] == "close"
+
+    @property
+    def head_start(self) -> bool:
+        return self.solo and self.config.options["apprentice_head_start"]
+
+    @property
+    def keeps_facedown(self) -> bool:
+        return self.solo and self.config.options["apprentice_keeps_facedown"]
+
+    # A round's attributes, set by start_round
+    round: int
+    first: int
+    phase: str
+    stack: list[str]
+    hands: list[list[list | None]]
+    revealed: bool
+    offer: dict[str, Any] | None
+    out: list[list]
+    pre_order: list[int]
+    pre_index: int
+    used: list[list[str]]
+    orchid: list[str]
+    larkspur: list[str] | None
+    snap_moved: int | None
 
     def start_round(self, round_index: int) -> None:
         """Deal the round from its keys (see TURN_KEY) and set up its decisions."""
@@ -219,30 +260,35 @@ class TussieMussieState(GameState):
         self.first = round_index % self.n
         first_key = round_index * ROUND_KEYS
         keys = match_keys(self.seed)[first_key:first_key + ROUND_KEYS]
-        carried = self.apprentice_keeps(keys[PICK_KEY]) if self.solo and round_index else []
-        self.stack = shuffle(list(TILE_IDS), keys)
-        for column in carried:  # out of the stack, which keeps the others' order
-            self.stack.remove(column[0])
+        self.stack = shuffled_tiles(keys)
         self.revealed = False
         self.out = []
-        self.orchid = ["white"] * self.hand_count
         self.larkspur = None
         self.snap_moved = None
-        self.pre_order, self.pre_index = [], 0
+        self.pre_order = []
+        self.pre_index = 0
         self.offer = None
         if self.solo:
-            self.start_solo_turns(carried, keys[TURN_KEY])
+            self.start_solo_turns(keys)
         else:
             self.start_offers()
 
-    def start_solo_turns(self, carried: list[list], turn_key: int) -> None:
+    def start_solo_turns(self, keys: Sequence[int]) -> None:
         """The apprentice's carried columns (and its head start) lead its arrangement; the Turn
         deck is shuffled and its first card revealed."""
-        if self.round == 0 and self.head_start:
-            carried.append([self.stack.pop(), "bouquet", ALL_SEEN])
+        stack = self.stack
+        if self.round:
+            carried = self.apprentice_keeps(keys[PICK_KEY])
+            for column in carried:  # out of the stack, which keeps the others' order
+                stack.remove(column[0])
+        elif self.config.options["apprentice_head_start"]:
+            carried = [[stack.pop(), "bouquet", ALL_SEEN]]
+        else:
+            carried = []
         self.hands = [[], carried]
         self.used = [[], []]
-        self.turns = list(TURN_ORDERS[turn_key % len(TURN_ORDERS)])
+        self.orchid = ["white", "white"]
+        self.turns = list(TURN_ORDERS[keys[TURN_KEY] % len(TURN_ORDERS)])
         self.phase = "distribute"
         self.next_solo_turn()
 
@@ -251,6 +297,7 @@ class TussieMussieState(GameState):
         n, f = self.n, self.first
         self.hands = [[] for _ in range(n)]
         self.used = [[] for _ in range(n)]
+        self.orchid = ["white"] * n
         left = [[(f + i) % n, (f + i + 1) % n] for i in range(n)]
         right = [[(f - i) % n, (f - i - 1) % n] for i in range(n)]
         self.offers, self.offer_index = left + right, 0
@@ -297,20 +344,21 @@ class TussieMussieState(GameState):
     def next_solo_turn(self) -> None:
         """Reveal a Turn card, apply its immediate action, lay out two tiles."""
         self.turn_card = turn_card = self.turns.pop()
-        discard_top, left, right = TURN_LAYOUTS[turn_card]
+        discard_top, left, right, actions = TURN_REVEALS[turn_card]
         stack = self.stack
         if discard_top and stack:
             self.out.append([stack.pop(), 0])  # unseen by anyone
         self.layout = [[stack.pop(), left], [stack.pop(), right]]
         # the seat's choices are known now: the cache of legal_actions (as advance_pre fills it)
-        self._legal = {0: TURN_ACTIONS[turn_card]}
+        self._legal = {0: actions}
 
     def distribute(self, option: str, slot: int) -> None:
-        row, seen, other_row, other_seen = PLACEMENTS[self.turn_card, option, slot]
-        layout, hands = self.layout, self.hands
-        hands[0].append([layout[slot][0], row, seen])
-        hands[1].append([layout[1 - slot][0], other_row, other_seen])
-        if len(hands[0]) < TURNS_PER_SOLO_ROUND:
+        row, seen, other_row, other_seen = PLACEMENTS[self.turn_card][option][slot]
+        layout = self.layout
+        mine, apprentice = self.hands
+        mine.append([layout[slot][0], row, seen])
+        apprentice.append([layout[1 - slot][0], other_row, other_seen])
+        if len(mine) < TURNS_PER_SOLO_ROUND:
             self.next_solo_turn()
         else:
             self.layout, self.turn_card = [], None
@@ -346,13 +394,29 @@ class TussieMussieState(GameState):
             return [i for i, c in enumerate(columns) if c is not None]
         return range(len(columns))
 
+    def column_actions(self, table: list[Action], hand: int, skip: int | None = None) -> list[Action]:
+        """``table``'s action (by column) for each column of ``hand`` holding a tile but ``skip``,
+        a column of the hand's: slices of the table, unless a Marigold left a gap."""
+        columns = self.hands[hand]
+        if None in columns:
+            return [table[i] for i, c in enumerate(columns) if c is not None and i != skip]
+        if skip is None:
+            return table[:len(columns)]
+        return table[:skip] + table[skip + 1:len(columns)]
+
     def column_of(self, hand: int, tile: str) -> int | None:
-        return next((i for i, c in enumerate(self.hands[hand]) if c is not None and c[0] == tile), None)
+        for index, column in enumerate(self.hands[hand]):
+            if column is not None and column[0] == tile:
+                return index
+        return None
 
     def compute_pre_actions(self, seat: int) -> list[Action]:
         """The acting seat's choices: a pending Larkspur or Snapdragon step, or any unused ability."""
         if self.larkspur is not None:
-            return [LARKSPUR_REPLACE[t][c] for t in self.larkspur for c in self.columns_of(seat)]
+            actions = []
+            for tile in self.larkspur:
+                actions += self.column_actions(LARKSPUR_REPLACE[tile], seat)
+            return actions
         if self.snap_moved is not None:
             return [
                 SNAPDRAGON_ACTIONS[c]
@@ -360,7 +424,10 @@ class TussieMussieState(GameState):
                 if c != self.snap_moved
             ] + [SNAPDRAGON_STOP]
         used = self.used[seat]
-        unused = [c[0] for c in self.hands[seat] if c is not None and c[0] in PRE_PRESENTATION and c[0] not in used]
+        unused = []  # a loop: cheaper than a comprehension over four columns
+        for column in self.hands[seat]:
+            if column is not None and column[0] in PRE_PRESENTATION and column[0] not in used:
+                unused.append(column[0])
         if not unused:
             return []
         actions: list[Action] = []
@@ -369,13 +436,12 @@ class TussieMussieState(GameState):
         if "pink_larkspur" in unused and self.stack:
             actions.append(LARKSPUR_DRAW)
         if "snapdragon" in unused:
-            actions += [SNAPDRAGON_ACTIONS[c] for c in self.columns_of(seat)]
+            actions += self.column_actions(SNAPDRAGON_ACTIONS, seat)
         marigold_due = False
         if "marigold" in unused:
-            marigold = self.column_of(seat, "marigold")
-            others = [c for c in self.columns_of(seat) if c != marigold]
-            actions += [MARIGOLD_ACTIONS[c] for c in others]
-            marigold_due = bool(others)
+            discards = self.column_actions(MARIGOLD_ACTIONS, seat, skip=self.column_of(seat, "marigold"))
+            actions += discards
+            marigold_due = bool(discards)
         if actions and not marigold_due:
             actions.append(DONE)
         return actions
@@ -420,27 +486,22 @@ class TussieMussieState(GameState):
     # ------------------------------------------------------------------ Presentation
     def present(self) -> None:
         """Score every arrangement, then set up the next round or end the match."""
-        points, breakdowns = [], []
-        for hand, columns in enumerate(self.hands):
-            total, per_column = score_arrangement(
-                columns,  # [tile, row, seen] columns: the scoring reads tile and row
-                self.orchid[hand],
-                apprentice=self.solo and hand == 1,
-                honeysuckle=self.honeysuckle,
-            )
-            points.append(total)
-            breakdowns.append(per_column)
+        orchid, honeysuckle, hands = self.orchid, self.config.options["honeysuckle"], self.hands
+        if self.solo:  # the seat's arrangement and the apprentice's, without a loop
+            mine, my_columns = score_arrangement(hands[0], orchid[0], honeysuckle=honeysuckle)
+            theirs, their_columns = score_arrangement(hands[1], orchid[1], apprentice=True, honeysuckle=honeysuckle)
+            points, breakdowns = [mine, theirs], [my_columns, their_columns]
+        else:
+            points, breakdowns = [], []
+            for hand, columns in enumerate(hands):
+                # [tile, row, seen] columns: the scoring reads tile and row
+                total, per_column = score_arrangement(columns, orchid[hand], honeysuckle=honeysuckle)
+                points.append(total)
+                breakdowns.append(per_column)
         self.points.append(points)
-        self.summaries.append(
-            {
-                "round": self.round,
-                "first_player": self.first,
-                "arrangements": Unrendered(self.hands),  # never changed after this: the next round has new ones
-                "orchid": list(self.orchid),
-                "points": points,
-                "column_points": breakdowns,
-            }
-        )
+        # the round's record, its summary made when first read (history); the hands and orchids are
+        # never changed after this: the next round has new ones
+        self.summaries.append((self.round, self.first, hands, orchid, points, breakdowns))
         if self.round + 1 < ROUNDS:
             self.start_round(self.round + 1)
         else:
@@ -448,15 +509,28 @@ class TussieMussieState(GameState):
 
     def apprentice_keeps(self, key: int) -> list[list]:
         """The columns the apprentice carries into this round: 1 then 2 of its last arrangement's
-        tiles (one more each with the head start), drawn at random by ``key``."""
-        tiles = sorted([c[0] for c in self.hands[1] if c is not None])
-        keep = min(self.round + (1 if self.head_start else 0), len(tiles))
+        tiles (one more each with the head start), drawn at random by ``key``. Loops, not
+        comprehensions nor min(): cheaper over so few tiles."""
+        tiles = []
+        for column in self.hands[1]:
+            if column is not None:
+                tiles.append(column[0])
+        tiles.sort()
+        options = self.config.options
+        keep = self.round + 1 if options["apprentice_head_start"] else self.round
+        if keep > len(tiles):
+            keep = len(tiles)
         choices = ordered_choices(len(tiles), keep)
-        kept = [tiles[i] for i in choices[key % len(choices)]]
-        facedown = self.keeps_facedown
+        facedown = options["apprentice_keeps_facedown"]
+        kept = []
+        carried = []
+        for index in choices[key % len(choices)]:
+            tile = tiles[index]
+            kept.append(tile)
+            carried.append([tile, "keepsakes", 0] if facedown else [tile, "bouquet", ALL_SEEN])
         self.kept_from = tiles if facedown else []
         self.kept = kept if facedown else []
-        return [[t, "keepsakes", 0] if facedown else [t, "bouquet", ALL_SEEN] for t in kept]
+        return carried
 
     # ------------------------------------------------------------------ the interface
     def to_move(self) -> list[int]:
@@ -648,13 +722,14 @@ class TussieMussieState(GameState):
 
     @property
     def history(self) -> list[dict[str, Any]]:
-        """The finished rounds' summaries. A round's arrangements are rendered as JSON when first
-        read (views, positions, the tie-break), not as the round ends: random playouts read none."""
-        for summary in self.summaries:
-            arrangements = summary["arrangements"]
-            if isinstance(arrangements, Unrendered):  # summaries are shared by clones: render once
-                summary["arrangements"] = arrangements.render()
-        return self.summaries
+        """The finished rounds' summaries. A round's summary, its arrangements as JSON, is made from
+        its record when first read (views, positions, the tie-break), not as the round ends: random
+        playouts read none. Clones share the summaries once made (each list makes its own)."""
+        summaries = self.summaries
+        for index, summary in enumerate(summaries):
+            if type(summary) is tuple:
+                summaries[index] = round_summary(summary)
+        return summaries
 
     # ------------------------------------------------------------------ result
     def totals(self) -> list[int]:
@@ -685,9 +760,22 @@ class TussieMussieState(GameState):
         return {"scores": scores, "ranks": ranks, **detail}
 
     # ------------------------------------------------------------------ hidden information
+    def clone(self) -> TussieMussieState:
+        """GameState.clone() without reading ``__dict__``, which would give this state and its clone
+        a dict of attributes each, slower to read (see __init__): every attribute copied by name,
+        the values shared, the containers by _copy_mutables."""
+        other = object.__new__(type(self))
+        other.config, other.seed, other.solo, other.n = self.config, self.seed, self.solo, self.n
+        other.round, other.first, other.phase, other.revealed = self.round, self.first, self.phase, self.revealed
+        other.offers, other.offer_index = self.offers, self.offer_index
+        other.pre_index, other.snap_moved, other.turn_card = self.pre_index, self.snap_moved, self.turn_card
+        other._legal = None
+        self._copy_mutables(other)
+        return other
+
     def _copy_mutables(self, other: TussieMussieState) -> None:
-        """Every list play mutates is copied; the offer order and the round summaries are shared
-        (a summary changes only as its arrangements are rendered, before anyone reads them)."""
+        """Every list play mutates is copied; the offer order and the round summaries (or records)
+        are shared: they never change."""
         other.stack = list(self.stack)
         other.hands = [[None if c is None else list(c) for c in h] for h in self.hands]
         other.offer = None if self.offer is None else {"tiles": list(self.offer["tiles"]),

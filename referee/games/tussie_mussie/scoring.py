@@ -11,14 +11,15 @@ HEARTS = {t.id: t.hearts for t in TILES.values()}
 SCORING = frozenset(t.id for t in TILES.values() if t.timing == "scoring")  # the tiles with an effect
 # the effects that count a colour: "+1 for each <colour> tile you have, itself included"
 COLOUR_COUNTED = {"red_tulip": "red", "pink_rose": "pink", "violet": "purple"}
-# what the one pass over the columns reads of a tile, in one look-up: its hearts, its colour (None
-# for the Orchid: it counts as its chosen colour), and whether it has an effect or, scoring 2 for
-# the apprentice, an ability
-EFFECT, ABILITY = "effect", "ability"
+# what the one pass over the columns reads of a tile, in one look-up: its hearts, its points before
+# any effect (an apprentice's tile with an ability scores 2 more), its colour (None for the Orchid:
+# it counts as its chosen colour), and whether it has an effect
 TILE_FACTS = {
-    t.id: (t.hearts, None if t.id == "orchid" else t.colour,
-           EFFECT if t.id in SCORING else ABILITY if t.id in PRE_PRESENTATION else None)
-    for t in TILES.values()
+    t.id: (t.hearts, t.hearts, None if t.id == "orchid" else t.colour, t.id in SCORING) for t in TILES.values()
+}
+APPRENTICE_TILE_FACTS = {
+    tile: (hearts, hearts + 2 if tile in PRE_PRESENTATION else hearts, colour, has_effect)
+    for tile, (hearts, _, colour, has_effect) in TILE_FACTS.items()
 }
 
 
@@ -42,28 +43,28 @@ def score_arrangement(
     """
     # the arrangement's tallies and each column's hearts in one pass (scoring ends every round of
     # every random playout), then the effects of the columns that have one
+    facts = APPRENTICE_TILE_FACTS if apprentice else TILE_FACTS
     total_hearts = 0
     heartless = 0
     bouquet = 0
     colours = []  # each tile's colour (an Orchid counts as its chosen colour)
-    points = []  # each column's hearts, then its effect added
+    points = []  # each column's points before its effect, then its effect added
     effects = []  # the columns whose tile has an effect
     for column in columns:
         if column is None:
             points.append(0)
             continue
-        hearts, colour, kind = TILE_FACTS[column[0]]
-        total_hearts += hearts
-        if not hearts:
+        hearts, base_points, colour, has_effect = facts[column[0]]
+        if hearts:
+            total_hearts += hearts
+        else:
             heartless += 1
         colours.append(colour or orchid_colour)
         if column[1] == "bouquet":
             bouquet += 1
-        if kind is EFFECT:
+        if has_effect:
             effects.append(len(points))
-        elif kind is ABILITY and apprentice:
-            hearts += 2
-        points.append(hearts)
+        points.append(base_points)
 
     for index in effects:
         column = columns[index]
