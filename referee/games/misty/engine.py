@@ -120,6 +120,11 @@ _TAKE: dict[tuple[str, str], Action] = {
 # each card's (kind, motif) as one string (hashed once, unlike a tuple) with its take action
 _TAKE_OF_CARD: dict[str, tuple[str, Action]] = {
     card_id: (f"{km[0]}/{km[1]}", _TAKE[km]) for card_id, km in KIND_MOTIF.items()}
+# each card's take action (copies of a kind and motif share one)
+_TAKE_OF: dict[str, Action] = {card_id: _TAKE[km] for card_id, km in KIND_MOTIF.items()}
+# copies of a kind and motif are consecutive in card order (so in a hand)
+_KINDS_MOTIFS = [KIND_MOTIF[card_id] for card_id in CARD_IDS]
+assert sum(a != b for a, b in zip(_KINDS_MOTIFS, _KINDS_MOTIFS[1:])) + 1 == len(set(_KINDS_MOTIFS))
 _PLACE: dict[Cell, Action] = {}
 _ACTIVATE: dict[Cell, Action] = {}
 
@@ -232,14 +237,29 @@ def legal_cells(cells: Iterable[Cell], boxes: Iterable[Cell]) -> list[Cell]:
     return [c for c in ring(bounding_box(occupied), box_limits(boxes)) if c in touched and c not in occupied]
 
 
-def take_lowest_copy(hand: list[str], kind_motif: tuple[str, str]) -> str:
-    """Remove and return the lowest-numbered copy of (kind, motif) from a hand kept in card order
-    (copies are interchangeable)."""
-    for index, card in enumerate(hand):
-        if KIND_MOTIF[card] == kind_motif:
+def take_actions(hand: list[str]) -> list[Action]:
+    """One take action per (kind, motif) of a hand, in hand order (later copies update the same key)."""
+    return list(dict(map(_TAKE_OF_CARD.__getitem__, hand)).values())
+
+
+def take_lowest_copy(hand: list[str], take: Action) -> tuple[str, bool]:
+    """Remove the lowest-numbered copy of what ``take`` takes from a hand kept in card order (copies
+    are interchangeable, and consecutive in card order); return it, and whether it was the hand's
+    last copy."""
+    index = 0
+    for card in hand:
+        if _TAKE_OF[card] is take:
             del hand[index]
-            return card
-    raise ValueError(f"no {kind_motif} in the hand")
+            return card, index == len(hand) or _TAKE_OF[hand[index]] is not take
+        index += 1
+    raise ValueError(f"no {take['kind']}/{take['motif']} in the hand")
+
+
+def without(actions: list[Action], action: Action) -> list[Action]:
+    """A copy of a (read-only) legal list less one of its actions."""
+    actions = list(actions)
+    actions.remove(action)
+    return actions
 
 
 def renumber(window: Window, bbox: tuple[int, int, int, int] | None = None) -> tuple[Window, Cell]:
@@ -352,6 +372,10 @@ class MistyState(GameState):
         # within a box), bounding box, ring_bits(bounding box), occupied cells), cells as CELL_BIT
         # bits, replaced as cards are placed; None = to recompute
         self._shapes: list[tuple | None] = [None] * self.n
+        # per seat during construction, the take actions of the hand it holds, passed with it and
+        # updated as cards are taken (a hand's list only changes when its last copy of a kind and
+        # motif is taken); None = to recompute
+        self._takes: list[list[Action]] | None = None
         # during activation, the active seat's cells whose top card is an arrow not yet activated,
         # sorted, kept up to date as cards move; None = to recompute
         self._arrows: list[Cell] | None = None
@@ -359,7 +383,19 @@ class MistyState(GameState):
 
     def _touch(self) -> None:
         """Forget the cached legal lists (after a change outside ``apply``)."""
-        self._legal = None
+        self._legal = self._step_legal = {}
+        self._takes = None
+
+    def take_lists(self) -> list[list[Action]]:
+        """Each seat's take actions (``_takes``, computed if need be)."""
+        if self._takes is None:
+            self._takes = [take_actions(hand) for hand in self.hands]
+        return self._takes
+
+    def cache_takes(self) -> None:
+        """A new draft step: every seat is asked which card to take, so its list goes at once into
+        the cache of ``legal_actions``."""
+        self._legal = self._step_legal = dict(enumerate(self._takes or self.take_lists()))
 
     def start_round(self) -> None:
         """Deal the round's cards (the deal of round r from its own stream) and the first hands."""
@@ -385,7 +421,8 @@ class MistyState(GameState):
         del self.deck[: self.n * size]
         self.taken = [None] * self.n
         self.placed = [None] * self.n
-        self._touch()
+        self._takes = None
+        self.cache_takes()
 
     # ------------------------------------------------------------------ construction (draft)
     def direction(self) -> int:
@@ -438,26 +475,39 @@ class MistyState(GameState):
         """The seat's next draft step, ignoring whether it has already answered: which (kind,
         motif) to take, then which legal cell to place it on."""
         if self.taken[seat] is None:
-            # one action per (kind, motif), in hand order (later copies update the same key)
-            return list(dict(map(_TAKE_OF_CARD.__getitem__, self.hands[seat])).values())
+            return (self._takes or self.take_lists())[seat]
         legal = (self._shapes[seat] or self.shape(seat))[0]
         return _PLACE_LISTS.get(legal) or place_actions(legal)  # the memo, without a call
 
     def draft_step(self, seat: int, action: Action) -> None:
-        """Seal one (legal) draft answer; reveal every card when the last seat has placed its."""
+        """Seal one (legal) draft answer; reveal every card when the last seat has placed its.
+        The legal lists cached for this step stay (a seat's answer changes no other seat's
+        choices) and the seat's next one, its cells after a take, joins them."""
+        legal = self._step_legal
         if self.taken[seat] is None:
             self.taken[seat] = (action["kind"], action["motif"])
+            cells = (self._shapes[seat] or self.shape(seat))[0]
+            legal[seat] = _PLACE_LISTS.get(cells) or place_actions(cells)
+            self._legal = legal
             return
         self.placed[seat] = (action["row"], action["col"])
-        if None not in self.placed:
+        if None in self.placed:
+            legal.pop(seat, None)  # answered: nothing left to ask it this step
+            self._legal = legal
+        else:
             self.reveal_and_pass()
 
     def reveal_and_pass(self) -> None:
+        """Every seat's sealed card goes to its window (the log reveals them all); then the hands
+        pass, or the next hands are dealt, or construction ends."""
         placements = []
-        hands, taken, placed, windows = self.hands, self.taken, self.placed, self.windows
+        hands, windows, takes = self.hands, self.windows, self._takes
+        taken, placed = self.taken, self.placed
         for seat in range(self.n):
-            card = take_lowest_copy(hands[seat], taken[seat])
-            cell = placed[seat]
+            hand, take, cell = hands[seat], _TAKE[taken[seat]], placed[seat]
+            card, last = take_lowest_copy(hand, take)
+            if last and takes is not None:  # no copy left to take
+                takes[seat] = without(takes[seat], take)
             windows[seat][cell] = [card]
             self.grow(seat, cell)
             placements.append({"seat": seat, "card": card, "row": cell[0], "col": cell[1]})
@@ -466,10 +516,13 @@ class MistyState(GameState):
         self.taken = [None] * self.n
         self.placed = [None] * self.n
         self.pick += 1
-        if self.pick < self.phases[self.draft_phase][1]:
-            d = self.direction()
-            self.hands = self.hands[-d:] + self.hands[:-d]  # seat s now holds what seat s-d held
-            self._touch()
+        direction, size = self.phases[self.draft_phase]
+        if self.pick < size:
+            d = 1 if direction == "left" else -1  # seat s now holds what seat s-d held
+            self.hands = hands[-d:] + hands[:-d]
+            if takes is not None:
+                self._takes = takes[-d:] + takes[:-d]
+            self.cache_takes()
         else:
             self.draft_phase += 1
             self.pick = 0
@@ -791,6 +844,8 @@ class MistyState(GameState):
         other.rounds = list(self.rounds)
         other._arrows = None if self._arrows is None else list(self._arrows)
         other._shapes = list(self._shapes)  # each seat's an immutable tuple
+        other._step_legal = {}  # the clone's own cache, filled as it is asked
+        other._takes = None if self._takes is None else list(self._takes)  # each list read-only
 
     # ------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:
