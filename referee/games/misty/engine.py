@@ -479,24 +479,6 @@ class MistyState(GameState):
         legal = (self._shapes[seat] or self.shape(seat))[0]
         return _PLACE_LISTS.get(legal) or place_actions(legal)  # the memo, without a call
 
-    def draft_step(self, seat: int, action: Action) -> None:
-        """Seal one (legal) draft answer; reveal every card when the last seat has placed its.
-        The legal lists cached for this step stay (a seat's answer changes no other seat's
-        choices) and the seat's next one, its cells after a take, joins them."""
-        legal = self._step_legal
-        if self.taken[seat] is None:
-            self.taken[seat] = (action["kind"], action["motif"])
-            cells = (self._shapes[seat] or self.shape(seat))[0]
-            legal[seat] = _PLACE_LISTS.get(cells) or place_actions(cells)
-            self._legal = legal
-            return
-        self.placed[seat] = (action["row"], action["col"])
-        if None in self.placed:
-            legal.pop(seat, None)  # answered: nothing left to ask it this step
-            self._legal = legal
-        else:
-            self.reveal_and_pass()
-
     def reveal_and_pass(self) -> None:
         """Every seat's sealed card goes to its window (the log reveals them all); then the hands
         pass, or the next hands are dealt, or construction ends."""
@@ -657,7 +639,10 @@ class MistyState(GameState):
     # ------------------------------------------------------------------ the interface
     def to_move(self) -> list[int]:
         if self.stage == "draft":
-            return [seat for seat, cell in enumerate(self.placed) if cell is None]
+            placed = self.placed
+            if placed.count(None) == self.n:  # nobody has placed yet (no Python loop needed)
+                return list(range(self.n))
+            return [seat for seat, cell in enumerate(placed) if cell is None]
         if self.stage == "activation":
             return [self.active]
         return []
@@ -670,11 +655,27 @@ class MistyState(GameState):
         return []
 
     def _apply(self, seat: int, action: Action) -> None:
-        if self.stage == "draft":
-            self.draft_step(seat, action)
+        if self.stage != "draft":
+            self.activation_step(seat, action)
+            self.advance_activation()
             return
-        self.activation_step(seat, action)
-        self.advance_activation()
+        # a draft step (most of a game's decisions, so played here rather than in a further call):
+        # seal the seat's answer; reveal every card when the last seat has placed its. The legal
+        # lists cached for this step stay (an answer changes no other seat's choices) and the
+        # seat's next one, its cells after a take, joins them.
+        legal = self._step_legal
+        if self.taken[seat] is None:
+            self.taken[seat] = (action["kind"], action["motif"])
+            cells = (self._shapes[seat] or self.shape(seat))[0]
+            legal[seat] = _PLACE_LISTS.get(cells) or place_actions(cells)
+            self._legal = legal
+            return
+        self.placed[seat] = (action["row"], action["col"])
+        if None in self.placed:
+            legal.pop(seat, None)  # answered: nothing left to ask it this step
+            self._legal = legal
+        else:
+            self.reveal_and_pass()
 
     def action_label(self, seat: int, action: Action) -> str:
         kind = action.get("type")
