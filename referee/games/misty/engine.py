@@ -190,6 +190,15 @@ CELL_BIT: dict[Cell, int] = {(r, c): 1 << ((r + 4) * 9 + c + 4) for r in GRID fo
 NEIGHBOUR_BITS: dict[Cell, int] = {
     cell: sum(CELL_BIT.get(n, 0) for n in neighbours(cell)) for cell in CELL_BIT}
 _RING_BITS: dict[tuple, int] = {}
+# A window's span: the rows and the columns it occupies as bits (row r: bit r + 4, column c: bit
+# 13 + c), which give its bounding box: a card placed grows the span by an int operation (no tuple
+# built, no comparisons), and the ring around the box is looked up by the span (an int key).
+CELL_SPAN: dict[Cell, int] = {(r, c): 1 << (r + 4) | 1 << (13 + c) for r in GRID for c in GRID}
+# a placed cell's bit, its neighbours' bits and its span, in one lookup
+CELL_GROWTH: dict[Cell, tuple[int, int, int]] = {
+    cell: (CELL_BIT[cell], NEIGHBOUR_BITS[cell], CELL_SPAN[cell]) for cell in CELL_BIT}
+# per variant, the ring bits of each span met (memoised: a few hundred spans)
+_SPAN_RINGS: dict[str, dict[int, int]] = {variant: {} for variant in BOXES}
 # the place actions on a set of legal cells, by its bits (memoised: one list per set met, bounded as
 # the windows are: 27,701 shapes in the standard game, 1,541 in the beginner)
 _PLACE_LISTS: dict[int, list[Action]] = {}
@@ -207,6 +216,13 @@ def ring_bits(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> 
     if bits is None:
         bits = _RING_BITS[key] = cell_bits(ring(bbox, limits))
     return bits
+
+
+def span_box(span: int) -> tuple[int, int, int, int]:
+    """The bounding box (r0, r1, c0, c1) of a (non-empty) span."""
+    rows, cols = span & 511, span >> 9
+    return ((rows & -rows).bit_length() - 5, rows.bit_length() - 5,
+            (cols & -cols).bit_length() - 5, cols.bit_length() - 5)
 
 
 def place_actions(legal: int) -> list[Action]:
@@ -344,12 +360,14 @@ class MistyState(GameState):
         return state
 
     def __init__(self, config: MatchConfig, seed: int) -> None:
+        # Fewer than 30 attributes (29 with the interface's _legal): CPython 3.11 shares the keys of
+        # instance dicts, which its fast attribute loads and method calls rely on, only up to 30
+        # keys; a 30th slows every attribute access (a random playout: +4 % instructions).
         self.config = config
         self.seed = seed
         self.n = config.players
         self.phases = PHASES[config.variant]
         self.boxes = BOXES[config.variant]
-        self.limits = box_limits(self.boxes)
         self.smile_pairs: str = config.options["smile_pairs"]
         self.round_cap: int = config.options["round_cap"]
         self.round = 1
@@ -369,9 +387,11 @@ class MistyState(GameState):
         self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
         # per seat during construction: (legal cells (empty, touching the window, keeping it
-        # within a box), bounding box, ring_bits(bounding box), occupied cells), cells as CELL_BIT
-        # bits, replaced as cards are placed; None = to recompute
+        # within a box), span (CELL_SPAN), ring_bits(bounding box), occupied cells), cells as
+        # CELL_BIT bits, replaced as cards are placed; None = to recompute
         self._shapes: list[tuple | None] = [None] * self.n
+        # the variant's ring bits of each span (a memo shared by its states; see ``ring``)
+        self._rings = _SPAN_RINGS[config.variant]
         # per seat during construction, the take actions of the hand it holds, passed with it and
         # updated as cards are taken (a hand's list only changes when its last copy of a kind and
         # motif is taken); None = to recompute
@@ -435,41 +455,44 @@ class MistyState(GameState):
         return (self.direction() * (holder - seat)) % self.n <= self.pick
 
     def shape(self, seat: int) -> tuple:
-        """(legal cells, bounding box, ring, occupied cells) of a seat's window under construction."""
+        """(legal cells, span, ring, occupied cells) of a seat's window under construction."""
         shape = self._shapes[seat]
         if shape is None:
             window = self.windows[seat]
             if not window:
-                shape = (CELL_BIT[0, 0], None, 0, 0)
+                shape = (CELL_BIT[0, 0], 0, 0, 0)
             else:
                 occupied = cell_bits(window)
-                bbox = bounding_box(window)
-                ring = ring_bits(bbox, self.limits)
-                touching = 0
+                span = touching = 0
                 for cell in window:
+                    span |= CELL_SPAN[cell]
                     touching |= NEIGHBOUR_BITS[cell]
-                shape = (touching & ring & ~occupied, bbox, ring, occupied)
+                ring = self.ring(span)
+                shape = (touching & ring & ~occupied, span, ring, occupied)
             self._shapes[seat] = shape
         return shape
 
+    def ring(self, span: int) -> int:
+        """``ring_bits`` of the span's bounding box (memoised by span)."""
+        ring = self._rings.get(span)
+        if ring is None:
+            ring = self._rings[span] = ring_bits(span_box(span), box_limits(self.boxes))
+        return ring
+
     def grow(self, seat: int, cell: Cell) -> None:
-        """Update the legal cells and the bounding box after a card is placed on ``cell``: its
-        empty neighbours join the legal cells, then those that no longer fit a box leave them
-        (the bounding box only grows, so they never fit again)."""
+        """Update the legal cells and the span after a card is placed on ``cell``: its empty
+        neighbours join the legal cells, then those that no longer fit a box leave them (the
+        bounding box only grows, so they never fit again)."""
         shape = self._shapes[seat]
         if shape is None:
             return
-        legal, bbox, ring, occupied = shape
-        occupied |= CELL_BIT[cell]
-        r, c = cell
-        if bbox is None:
-            bbox = (r, r, c, c)
-            ring = ring_bits(bbox, self.limits)
-        elif not (bbox[0] <= r <= bbox[1] and bbox[2] <= c <= bbox[3]):
-            r0, r1, c0, c1 = bbox
-            bbox = (r if r < r0 else r0, r if r > r1 else r1, c if c < c0 else c0, c if c > c1 else c1)
-            ring = ring_bits(bbox, self.limits)
-        self._shapes[seat] = ((legal | NEIGHBOUR_BITS[cell]) & ring & ~occupied, bbox, ring, occupied)
+        legal, span, ring, occupied = shape
+        bit, touching, cell_span = CELL_GROWTH[cell]
+        occupied |= bit
+        if span | cell_span != span:  # the bounding box grows
+            span |= cell_span
+            ring = self._rings.get(span) or self.ring(span)
+        self._shapes[seat] = ((legal | touching) & ring & ~occupied, span, ring, occupied)
 
     def draft_actions(self, seat: int) -> list[Action]:
         """The seat's next draft step, ignoring whether it has already answered: which (kind,
@@ -516,7 +539,7 @@ class MistyState(GameState):
     # ------------------------------------------------------------------ activation
     def begin_activation(self) -> None:
         for seat in range(self.n):
-            bbox = self.shape(seat)[1]  # kept up to date through the draft
+            bbox = span_box(self.shape(seat)[1])  # kept up to date through the draft
             self.windows[seat], self.sizes[seat] = renumber(self.windows[seat], bbox)
         self._shapes = [None] * self.n
         self.stage = "activation"
