@@ -97,6 +97,8 @@ ARROWS = frozenset(MOVES)
 ARROW_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind in ARROWS)
 MONSTER_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind == "monster")
 FLOWER_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind == "flower")
+SMILE_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind == "smile")
+CARD_POINTS = {card_id: POINTS[kind] for card_id, kind in KIND.items()}  # alone on its cell
 
 OPTIONS = (
     OptionSpec("smile_pairs", "choice", "disjoint", ("disjoint", "overlapping"),
@@ -331,23 +333,36 @@ def eat(window: Window, monster_cell: Cell, flower_cell: Cell) -> tuple[str, str
     return monster, flower
 
 
-def window_points(window: Mapping[Cell, list[str]], size: Cell, smile_pairs: str = "disjoint") -> int:
+def window_points(window: Mapping[Cell, list[str]], smile_pairs: str = "disjoint") -> int:
     """Round points: a single card its points (flower 2, others 1), a stack 0, plus smile pairs."""
     total = 0
-    for stack in window.values():
+    smiles = []  # the cells of single smiles
+    for cell, stack in window.items():
         if len(stack) == 1:
-            total += POINTS[KIND[stack[0]]]
-    for r in range(size[0]):
-        run = 0
-        for c in range(size[1] + 1):
-            stack = window.get((r, c))
-            if stack is not None and len(stack) == 1 and KIND[stack[0]] == "smile":
-                run += 1
-                continue
-            if run:
-                total += run // 2 if smile_pairs == "disjoint" else run - 1
-            run = 0
+            card = stack[0]
+            total += CARD_POINTS[card]
+            if card in SMILE_CARDS:
+                smiles.append(cell)
+    if len(smiles) > 1:
+        total += smile_bonus(smiles, smile_pairs)
     return total
+
+
+def smile_bonus(smiles: list[Cell], smile_pairs: str) -> int:
+    """The bonus of single smiles side by side in a row: per run of them, +1 per pair not
+    overlapping (run // 2) or per adjacent pair (run - 1)."""
+    smiles.sort()
+    bonus = 0
+    run = 1
+    row, col = smiles[0]
+    for r, c in smiles[1:]:
+        if r == row and c == col + 1:
+            run += 1
+        else:
+            bonus += run // 2 if smile_pairs == "disjoint" else run - 1
+            run = 1
+        row, col = r, c
+    return bonus + (run // 2 if smile_pairs == "disjoint" else run - 1)
 
 
 # ---------------------------------------------------------------------------------- the state
@@ -618,7 +633,7 @@ class MistyState(GameState):
 
     # ------------------------------------------------------------------ scoring, match end
     def end_round(self) -> None:
-        points = [window_points(self.windows[s], self.sizes[s], self.smile_pairs) for s in range(self.n)]
+        points = [window_points(window, self.smile_pairs) for window in self.windows]
         best = max(points)
         self.rounds.append({
             "round": self.round,
