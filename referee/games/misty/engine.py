@@ -538,10 +538,15 @@ class MistyState(GameState):
         self.pick += 1
         direction, size = self.phases[self.draft_phase]
         if self.pick < size:
-            d = 1 if direction == "left" else -1  # seat s now holds what seat s-d held
-            self.hands = hands[-d:] + hands[:-d]
-            if takes is not None:
-                self._takes = takes[-d:] + takes[:-d]
+            # the hands pass (their take lists with them), rotated in place (no list built)
+            if direction == "left":  # seat s now holds what seat s-1 held
+                hands.insert(0, hands.pop())
+                if takes is not None:
+                    takes.insert(0, takes.pop())
+            else:  # seat s now holds what seat s+1 held
+                hands.append(hands.pop(0))
+                if takes is not None:
+                    takes.append(takes.pop(0))
             self.cache_takes()
         else:
             self.draft_phase += 1
