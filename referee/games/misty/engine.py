@@ -260,19 +260,6 @@ def take_actions(hand: list[str]) -> list[Action]:
     return list(dict(map(_TAKE_OF_CARD.__getitem__, hand)).values())
 
 
-def take_lowest_copy(hand: list[str], take: Action) -> tuple[str, bool]:
-    """Remove the lowest-numbered copy of what ``take`` takes from a hand kept in card order (copies
-    are interchangeable, and consecutive in card order); return it, and whether it was the hand's
-    last copy."""
-    index = 0
-    for card in hand:
-        if _TAKE_OF[card] is take:
-            del hand[index]
-            return card, index == len(hand) or _TAKE_OF[hand[index]] is not take
-        index += 1
-    raise ValueError(f"no {take['kind']}/{take['motif']} in the hand")
-
-
 def without(actions: list[Action], action: Action) -> list[Action]:
     """A copy of a (read-only) legal list less one of its actions."""
     actions = list(actions)
@@ -525,9 +512,14 @@ class MistyState(GameState):
         taken, placed = self.taken, self.placed
         for seat in range(self.n):
             hand, take, cell = hands[seat], _TAKE[taken[seat]], placed[seat]
-            card, last = take_lowest_copy(hand, take)
-            if last and takes is not None:  # no copy left to take
-                takes[seat] = without(takes[seat], take)
+            # the lowest copy taken: the first card of the hand (in card order) the action takes
+            index = 0
+            while _TAKE_OF[hand[index]] is not take:
+                index += 1
+            card = hand.pop(index)
+            # copies being consecutive, the next card tells whether it was the last one
+            if takes is not None and (index == len(hand) or _TAKE_OF[hand[index]] is not take):
+                takes[seat] = without(takes[seat], take)  # no more to take
             windows[seat][cell] = [card]
             self.grow(seat, cell)
             placements.append({"seat": seat, "card": card, "row": cell[0], "col": cell[1]})
