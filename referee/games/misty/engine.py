@@ -368,10 +368,10 @@ class MistyState(GameState):
         self.config = config
         self.seed = seed
         self.n = config.players
+        self.seats = tuple(range(self.n))  # iterated and copied at every step (range() costs a call)
         self.phases = PHASES[config.variant]
         self.boxes = BOXES[config.variant]
         self.smile_pairs: str = config.options["smile_pairs"]
-        self.round_cap: int = config.options["round_cap"]
         self.round = 1
         self.first = 0
         self.stage = "draft"
@@ -510,7 +510,7 @@ class MistyState(GameState):
         placements = []
         hands, windows, takes = self.hands, self.windows, self._takes
         taken, placed = self.taken, self.placed
-        for seat in range(self.n):
+        for seat in self.seats:
             hand, take, cell = hands[seat], _TAKE[taken[seat]], placed[seat]
             # the lowest copy taken: the first card of the hand (in card order) the action takes
             index = 0
@@ -640,7 +640,7 @@ class MistyState(GameState):
         })
         wins = self.round_wins()
         top = max(wins)
-        if (top >= WINS_NEEDED and wins.count(top) == 1) or len(self.rounds) >= self.round_cap:
+        if (top >= WINS_NEEDED and wins.count(top) == 1) or len(self.rounds) >= self.config.options["round_cap"]:
             self.stage = "over"
             self._touch()
             return
@@ -676,7 +676,7 @@ class MistyState(GameState):
         if self.stage == "draft":
             placed = self.placed
             if placed.count(None) == self.n:  # nobody has placed yet (no Python loop needed)
-                return list(range(self.n))
+                return list(self.seats)
             return [seat for seat, cell in enumerate(placed) if cell is None]
         if self.stage == "activation":
             return [self.active]
