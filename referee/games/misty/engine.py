@@ -57,7 +57,7 @@ position in the activation stage is advanced through forced steps when loaded.
 from __future__ import annotations
 
 import random
-from bisect import insort
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -399,8 +399,8 @@ class MistyState(GameState):
         # motif is taken); None = to recompute
         self._takes: list[list[Action]] | None = None
         # during activation, the active seat's cells whose top card is an arrow not yet activated,
-        # sorted, kept up to date as cards move; None = to recompute
-        self._arrows: list[Cell] | None = None
+        # sorted, and their activate actions, kept up to date as cards move; None = to recompute
+        self._arrows: tuple[list[Cell], list[Action]] | None = None
         self._touch()
 
     def _touch(self) -> None:
@@ -559,34 +559,40 @@ class MistyState(GameState):
         self._arrows = None
         self.advance_activation()
 
-    def ready_arrows(self, seat: int) -> list[Cell]:
-        """The active seat's cells whose top card is an arrow not yet activated, sorted."""
+    def ready_arrows(self, seat: int) -> tuple[list[Cell], list[Action]]:
+        """The active seat's cells whose top card is an arrow not yet activated, sorted, and the
+        actions activating them."""
         if self._arrows is None:
-            self._arrows = arrow_cells(self.windows[seat], self.moved[seat])
+            cells = arrow_cells(self.windows[seat], self.moved[seat])
+            self._arrows = (cells, [_ACTIVATE.get(c) or activate_action(c) for c in cells])
         return self._arrows
 
     def recheck_arrows(self, seat: int, cells: Iterable[Cell | None]) -> None:
         """Update the ready arrows after the top cards of ``cells`` changed (None: a card that left
         the window): the card a move or meal uncovers may be an arrow, the one it covers no longer is."""
-        arrows, window, moved = self._arrows, self.windows[seat], self.moved[seat]
-        if arrows is None:
+        if self._arrows is None:
             return
+        arrows, actions = self._arrows
+        window, moved = self.windows[seat], self.moved[seat]
         for cell in cells:
             if cell is None:
                 continue
             stack = window.get(cell)
             ready = stack is not None and stack[-1] in ARROW_CARDS and stack[-1] not in moved
             if ready and cell not in arrows:
-                insort(arrows, cell)
+                index = bisect_left(arrows, cell)
+                arrows.insert(index, cell)
+                actions.insert(index, _ACTIVATE.get(cell) or activate_action(cell))
             elif not ready and cell in arrows:
-                arrows.remove(cell)
+                index = arrows.index(cell)
+                del arrows[index], actions[index]
 
     def activation_actions(self, seat: int) -> list[Action]:
         """Which arrow card moves next; once none can, which monster eats which flower."""
         window = self.windows[seat]
-        cells = self.ready_arrows(seat)
+        cells, actions = self.ready_arrows(seat)
         if cells:
-            return [_ACTIVATE.get(c) or activate_action(c) for c in cells]
+            return actions.copy()  # the list kept changes as arrows move; a legal list does not
         return [{"type": "eat", "row": m[0], "col": m[1], "flower_row": f[0], "flower_col": f[1]}
                 for m, f in meal_pairs(window, self.fed[seat])]
 
@@ -878,7 +884,7 @@ class MistyState(GameState):
         other.fed = [set(f) for f in self.fed]
         other.log = list(self.log)
         other.rounds = list(self.rounds)
-        other._arrows = None if self._arrows is None else list(self._arrows)
+        other._arrows = None if self._arrows is None else (self._arrows[0].copy(), self._arrows[1].copy())
         other._shapes = list(self._shapes)  # each seat's an immutable tuple
         other._step_legal = {}  # the clone's own cache, filled as it is asked
         other._takes = None if self._takes is None else list(self._takes)  # each list read-only
