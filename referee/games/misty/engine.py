@@ -201,6 +201,11 @@ CELL_GROWTH: dict[Cell, tuple[int, int, int]] = {
     cell: (CELL_BIT[cell], NEIGHBOUR_BITS[cell], CELL_SPAN[cell]) for cell in CELL_BIT}
 # per variant, the ring bits of each span met (memoised: a few hundred spans)
 _SPAN_RINGS: dict[str, dict[int, int]] = {variant: {} for variant in BOXES}
+# A window under construction is one of a bounded set of shapes (27,701 in the standard game, 1,541
+# in the beginner; ~5 MB once all met): per variant, each shape met, by its occupied cells (bits),
+# as (legal cells, span, ring, occupied cells, place actions), so that a card placed looks the next
+# one up by an int instead of recomputing its legal cells.
+_SHAPES: dict[str, dict[int, tuple]] = {variant: {} for variant in BOXES}
 # the place actions on a set of legal cells, by its bits (memoised: one list per set met, bounded as
 # the windows are: 27,701 shapes in the standard game, 1,541 in the beginner)
 _PLACE_LISTS: dict[int, list[Action]] = {}
@@ -388,12 +393,12 @@ class MistyState(GameState):
         self.fed: list[set[str]] = [set() for _ in range(self.n)]
         self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
-        # per seat during construction: (legal cells (empty, touching the window, keeping it
-        # within a box), span (CELL_SPAN), ring_bits(bounding box), occupied cells), cells as
-        # CELL_BIT bits, replaced as cards are placed; None = to recompute
+        # per seat during construction, the shape of its window: (legal cells (empty, touching
+        # the window, keeping it within a box), span (CELL_SPAN), ring_bits(bounding box), occupied
+        # cells, place actions on the legal cells), cells as CELL_BIT bits, replaced as cards are
+        # placed; None = to look up
         self._shapes: list[tuple | None] = [None] * self.n
-        # the variant's ring bits of each span (a memo shared by its states; see ``ring``)
-        self._rings = _SPAN_RINGS[config.variant]
+        self._shape_memo = _SHAPES[config.variant]  # shared by the variant's states
         # per seat during construction, the take actions of the hand it holds, passed with it and
         # updated as cards are taken (a hand's list only changes when its last copy of a kind and
         # motif is taken); None = to recompute
@@ -457,52 +462,64 @@ class MistyState(GameState):
         return (self.direction() * (holder - seat)) % self.n <= self.pick
 
     def shape(self, seat: int) -> tuple:
-        """(legal cells, span, ring, occupied cells) of a seat's window under construction."""
+        """(legal cells, span, ring, occupied cells, place actions) of a seat's window under
+        construction."""
         shape = self._shapes[seat]
         if shape is None:
             window = self.windows[seat]
-            if not window:
-                shape = (CELL_BIT[0, 0], 0, 0, 0)
-            else:
-                occupied = cell_bits(window)
-                span = touching = 0
-                for cell in window:
-                    span |= CELL_SPAN[cell]
-                    touching |= NEIGHBOUR_BITS[cell]
-                ring = self.ring(span)
-                shape = (touching & ring & ~occupied, span, ring, occupied)
+            occupied = cell_bits(window)
+            shape = self._shape_memo.get(occupied)
+            if shape is None:
+                if not window:
+                    legal, span, ring = CELL_BIT[0, 0], 0, 0
+                else:
+                    span = touching = 0
+                    for cell in window:
+                        span |= CELL_SPAN[cell]
+                        touching |= NEIGHBOUR_BITS[cell]
+                    ring = self.ring(span)
+                    legal = touching & ring & ~occupied
+                shape = self.memo_shape(legal, span, ring, occupied)
             self._shapes[seat] = shape
+        return shape
+
+    def memo_shape(self, legal: int, span: int, ring: int, occupied: int) -> tuple:
+        """The shape of ``occupied`` (its place actions added), memoised."""
+        shape = self._shape_memo[occupied] = (legal, span, ring, occupied, place_actions(legal))
         return shape
 
     def ring(self, span: int) -> int:
         """``ring_bits`` of the span's bounding box (memoised by span)."""
-        ring = self._rings.get(span)
+        rings = _SPAN_RINGS[self.config.variant]
+        ring = rings.get(span)
         if ring is None:
-            ring = self._rings[span] = ring_bits(span_box(span), box_limits(self.boxes))
+            ring = rings[span] = ring_bits(span_box(span), box_limits(self.boxes))
         return ring
 
     def grow(self, seat: int, cell: Cell) -> None:
-        """Update the legal cells and the span after a card is placed on ``cell``: its empty
-        neighbours join the legal cells, then those that no longer fit a box leave them (the
-        bounding box only grows, so they never fit again)."""
+        """The shape after a card is placed on ``cell``: looked up, or derived from the last one
+        (its empty neighbours join the legal cells, then those that no longer fit a box leave
+        them: the bounding box only grows, so they never fit again)."""
         shape = self._shapes[seat]
         if shape is None:
             return
-        legal, span, ring, occupied = shape
         bit, touching, cell_span = CELL_GROWTH[cell]
-        occupied |= bit
-        if span | cell_span != span:  # the bounding box grows
-            span |= cell_span
-            ring = self._rings.get(span) or self.ring(span)
-        self._shapes[seat] = ((legal | touching) & ring & ~occupied, span, ring, occupied)
+        occupied = shape[3] | bit
+        grown = self._shape_memo.get(occupied)
+        if grown is None:
+            legal, span, ring = shape[0], shape[1], shape[2]
+            if span | cell_span != span:  # the bounding box grows
+                span |= cell_span
+                ring = self.ring(span)
+            grown = self.memo_shape((legal | touching) & ring & ~occupied, span, ring, occupied)
+        self._shapes[seat] = grown
 
     def draft_actions(self, seat: int) -> list[Action]:
         """The seat's next draft step, ignoring whether it has already answered: which (kind,
         motif) to take, then which legal cell to place it on."""
         if self.taken[seat] is None:
             return (self._takes or self.take_lists())[seat]
-        legal = (self._shapes[seat] or self.shape(seat))[0]
-        return _PLACE_LISTS.get(legal) or place_actions(legal)  # the memo, without a call
+        return (self._shapes[seat] or self.shape(seat))[4]
 
     def reveal_and_pass(self) -> None:
         """Every seat's sealed card goes to its window (the log reveals them all); then the hands
@@ -707,8 +724,7 @@ class MistyState(GameState):
         legal = self._step_legal
         if self.taken[seat] is None:
             self.taken[seat] = (action["kind"], action["motif"])
-            cells = (self._shapes[seat] or self.shape(seat))[0]
-            legal[seat] = _PLACE_LISTS.get(cells) or place_actions(cells)
+            legal[seat] = (self._shapes[seat] or self.shape(seat))[4]
             self._legal = legal
             return
         self.placed[seat] = (action["row"], action["col"])
