@@ -409,7 +409,7 @@ class MistyState(GameState):
         self._touch()
 
     def _touch(self) -> None:
-        """Forget the cached legal lists (after a change outside ``apply``)."""
+        """Forget the cached legal lists and take lists (after a change outside ``apply``)."""
         self._legal = self._step_legal = {}
         self._takes = None
 
@@ -663,7 +663,8 @@ class MistyState(GameState):
         })
         wins = self.round_wins()
         top = max(wins)
-        if (top >= WINS_NEEDED and wins.count(top) == 1) or len(self.rounds) >= self.config.options["round_cap"]:
+        round_cap = self.config.options["round_cap"]
+        if (top >= WINS_NEEDED and wins.count(top) == 1) or len(self.rounds) >= round_cap:
             self.stage = "over"
             self._touch()
             return
