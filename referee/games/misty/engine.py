@@ -57,7 +57,7 @@ position in the activation stage is advanced through forced steps when loaded.
 from __future__ import annotations
 
 import random
-from bisect import insort
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -97,6 +97,8 @@ ARROWS = frozenset(MOVES)
 ARROW_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind in ARROWS)
 MONSTER_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind == "monster")
 FLOWER_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind == "flower")
+SMILE_CARDS = frozenset(card_id for card_id, kind in KIND.items() if kind == "smile")
+CARD_POINTS = {card_id: POINTS[kind] for card_id, kind in KIND.items()}  # alone on its cell
 
 OPTIONS = (
     OptionSpec("smile_pairs", "choice", "disjoint", ("disjoint", "overlapping"),
@@ -120,6 +122,11 @@ _TAKE: dict[tuple[str, str], Action] = {
 # each card's (kind, motif) as one string (hashed once, unlike a tuple) with its take action
 _TAKE_OF_CARD: dict[str, tuple[str, Action]] = {
     card_id: (f"{km[0]}/{km[1]}", _TAKE[km]) for card_id, km in KIND_MOTIF.items()}
+# each card's take action (copies of a kind and motif share one)
+_TAKE_OF: dict[str, Action] = {card_id: _TAKE[km] for card_id, km in KIND_MOTIF.items()}
+# copies of a kind and motif are consecutive in card order (so in a hand)
+_KINDS_MOTIFS = [KIND_MOTIF[card_id] for card_id in CARD_IDS]
+assert sum(a != b for a, b in zip(_KINDS_MOTIFS, _KINDS_MOTIFS[1:])) + 1 == len(set(_KINDS_MOTIFS))
 _PLACE: dict[Cell, Action] = {}
 _ACTIVATE: dict[Cell, Action] = {}
 
@@ -185,6 +192,20 @@ CELL_BIT: dict[Cell, int] = {(r, c): 1 << ((r + 4) * 9 + c + 4) for r in GRID fo
 NEIGHBOUR_BITS: dict[Cell, int] = {
     cell: sum(CELL_BIT.get(n, 0) for n in neighbours(cell)) for cell in CELL_BIT}
 _RING_BITS: dict[tuple, int] = {}
+# A window's span: the rows and the columns it occupies as bits (row r: bit r + 4, column c: bit
+# 13 + c), which give its bounding box: a card placed grows the span by an int operation (no tuple
+# built, no comparisons), and the ring around the box is looked up by the span (an int key).
+CELL_SPAN: dict[Cell, int] = {(r, c): 1 << (r + 4) | 1 << (13 + c) for r in GRID for c in GRID}
+# a placed cell's bit, its neighbours' bits and its span, in one lookup
+CELL_GROWTH: dict[Cell, tuple[int, int, int]] = {
+    cell: (CELL_BIT[cell], NEIGHBOUR_BITS[cell], CELL_SPAN[cell]) for cell in CELL_BIT}
+# per variant, the ring bits of each span met (memoised: a few hundred spans)
+_SPAN_RINGS: dict[str, dict[int, int]] = {variant: {} for variant in BOXES}
+# A window under construction is one of a bounded set of shapes (27,701 in the standard game, 1,541
+# in the beginner; ~5 MB once all met): per variant, each shape met, by its occupied cells (bits),
+# as (legal cells, span, ring, occupied cells, place actions), so that a card placed looks the next
+# one up by an int instead of recomputing its legal cells.
+_SHAPES: dict[str, dict[int, tuple]] = {variant: {} for variant in BOXES}
 # the place actions on a set of legal cells, by its bits (memoised: one list per set met, bounded as
 # the windows are: 27,701 shapes in the standard game, 1,541 in the beginner)
 _PLACE_LISTS: dict[int, list[Action]] = {}
@@ -202,6 +223,13 @@ def ring_bits(bbox: tuple[int, int, int, int], limits: tuple[int, int, int]) -> 
     if bits is None:
         bits = _RING_BITS[key] = cell_bits(ring(bbox, limits))
     return bits
+
+
+def span_box(span: int) -> tuple[int, int, int, int]:
+    """The bounding box (r0, r1, c0, c1) of a (non-empty) span."""
+    rows, cols = span & 511, span >> 9
+    return ((rows & -rows).bit_length() - 5, rows.bit_length() - 5,
+            (cols & -cols).bit_length() - 5, cols.bit_length() - 5)
 
 
 def place_actions(legal: int) -> list[Action]:
@@ -232,14 +260,16 @@ def legal_cells(cells: Iterable[Cell], boxes: Iterable[Cell]) -> list[Cell]:
     return [c for c in ring(bounding_box(occupied), box_limits(boxes)) if c in touched and c not in occupied]
 
 
-def take_lowest_copy(hand: list[str], kind_motif: tuple[str, str]) -> str:
-    """Remove and return the lowest-numbered copy of (kind, motif) from a hand kept in card order
-    (copies are interchangeable)."""
-    for index, card in enumerate(hand):
-        if KIND_MOTIF[card] == kind_motif:
-            del hand[index]
-            return card
-    raise ValueError(f"no {kind_motif} in the hand")
+def take_actions(hand: list[str]) -> list[Action]:
+    """One take action per (kind, motif) of a hand, in hand order (later copies update the same key)."""
+    return list(dict(map(_TAKE_OF_CARD.__getitem__, hand)).values())
+
+
+def without(actions: list[Action], action: Action) -> list[Action]:
+    """A copy of a (read-only) legal list less one of its actions."""
+    actions = list(actions)
+    actions.remove(action)
+    return actions
 
 
 def renumber(window: Window, bbox: tuple[int, int, int, int] | None = None) -> tuple[Window, Cell]:
@@ -295,23 +325,36 @@ def eat(window: Window, monster_cell: Cell, flower_cell: Cell) -> tuple[str, str
     return monster, flower
 
 
-def window_points(window: Mapping[Cell, list[str]], size: Cell, smile_pairs: str = "disjoint") -> int:
+def window_points(window: Mapping[Cell, list[str]], smile_pairs: str = "disjoint") -> int:
     """Round points: a single card its points (flower 2, others 1), a stack 0, plus smile pairs."""
     total = 0
-    for stack in window.values():
+    smiles = []  # the cells of single smiles
+    for cell, stack in window.items():
         if len(stack) == 1:
-            total += POINTS[KIND[stack[0]]]
-    for r in range(size[0]):
-        run = 0
-        for c in range(size[1] + 1):
-            stack = window.get((r, c))
-            if stack is not None and len(stack) == 1 and KIND[stack[0]] == "smile":
-                run += 1
-                continue
-            if run:
-                total += run // 2 if smile_pairs == "disjoint" else run - 1
-            run = 0
+            card = stack[0]
+            total += CARD_POINTS[card]
+            if card in SMILE_CARDS:
+                smiles.append(cell)
+    if len(smiles) > 1:
+        total += smile_bonus(smiles, smile_pairs)
     return total
+
+
+def smile_bonus(smiles: list[Cell], smile_pairs: str) -> int:
+    """The bonus of single smiles side by side in a row: per run of them, +1 per pair not
+    overlapping (run // 2) or per adjacent pair (run - 1)."""
+    smiles.sort()
+    bonus = 0
+    run = 1
+    row, col = smiles[0]
+    for r, c in smiles[1:]:
+        if r == row and c == col + 1:
+            run += 1
+        else:
+            bonus += run // 2 if smile_pairs == "disjoint" else run - 1
+            run = 1
+        row, col = r, c
+    return bonus + (run // 2 if smile_pairs == "disjoint" else run - 1)
 
 
 # ---------------------------------------------------------------------------------- the state
@@ -324,14 +367,16 @@ class MistyState(GameState):
         return state
 
     def __init__(self, config: MatchConfig, seed: int) -> None:
+        # Fewer than 30 attributes (29 with the interface's _legal): CPython 3.11 shares the keys of
+        # instance dicts, which its fast attribute loads and method calls rely on, only up to 30
+        # keys; a 30th slows every attribute access (a random playout: +4 % instructions).
         self.config = config
         self.seed = seed
         self.n = config.players
+        self.seats = tuple(range(self.n))  # iterated and copied at every step (range() costs a call)
         self.phases = PHASES[config.variant]
         self.boxes = BOXES[config.variant]
-        self.limits = box_limits(self.boxes)
         self.smile_pairs: str = config.options["smile_pairs"]
-        self.round_cap: int = config.options["round_cap"]
         self.round = 1
         self.first = 0
         self.stage = "draft"
@@ -348,18 +393,36 @@ class MistyState(GameState):
         self.fed: list[set[str]] = [set() for _ in range(self.n)]
         self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
-        # per seat during construction: (legal cells (empty, touching the window, keeping it
-        # within a box), bounding box, ring_bits(bounding box), occupied cells), cells as CELL_BIT
-        # bits, replaced as cards are placed; None = to recompute
+        # per seat during construction, the shape of its window: (legal cells (empty, touching
+        # the window, keeping it within a box), span (CELL_SPAN), ring_bits(bounding box), occupied
+        # cells, place actions on the legal cells), cells as CELL_BIT bits, replaced as cards are
+        # placed; None = to look up
         self._shapes: list[tuple | None] = [None] * self.n
+        self._shape_memo = _SHAPES[config.variant]  # shared by the variant's states
+        # per seat during construction, the take actions of the hand it holds, passed with it and
+        # updated as cards are taken (a hand's list only changes when its last copy of a kind and
+        # motif is taken); None = to recompute
+        self._takes: list[list[Action]] | None = None
         # during activation, the active seat's cells whose top card is an arrow not yet activated,
-        # sorted, kept up to date as cards move; None = to recompute
-        self._arrows: list[Cell] | None = None
+        # sorted, and their activate actions, kept up to date as cards move; None = to recompute
+        self._arrows: tuple[list[Cell], list[Action]] | None = None
         self._touch()
 
     def _touch(self) -> None:
-        """Forget the cached legal lists (after a change outside ``apply``)."""
-        self._legal = None
+        """Forget the cached legal lists and take lists (after a change outside ``apply``)."""
+        self._legal = self._step_legal = {}
+        self._takes = None
+
+    def take_lists(self) -> list[list[Action]]:
+        """Each seat's take actions (``_takes``, computed if need be)."""
+        if self._takes is None:
+            self._takes = [take_actions(hand) for hand in self.hands]
+        return self._takes
+
+    def cache_takes(self) -> None:
+        """A new draft step: every seat is asked which card to take, so its list goes at once into
+        the cache of ``legal_actions``."""
+        self._legal = self._step_legal = dict(enumerate(self._takes or self.take_lists()))
 
     def start_round(self) -> None:
         """Deal the round's cards (the deal of round r from its own stream) and the first hands."""
@@ -385,7 +448,8 @@ class MistyState(GameState):
         del self.deck[: self.n * size]
         self.taken = [None] * self.n
         self.placed = [None] * self.n
-        self._touch()
+        self._takes = None
+        self.cache_takes()
 
     # ------------------------------------------------------------------ construction (draft)
     def direction(self) -> int:
@@ -398,66 +462,81 @@ class MistyState(GameState):
         return (self.direction() * (holder - seat)) % self.n <= self.pick
 
     def shape(self, seat: int) -> tuple:
-        """(legal cells, bounding box, ring, occupied cells) of a seat's window under construction."""
+        """(legal cells, span, ring, occupied cells, place actions) of a seat's window under
+        construction."""
         shape = self._shapes[seat]
         if shape is None:
             window = self.windows[seat]
-            if not window:
-                shape = (CELL_BIT[0, 0], None, 0, 0)
-            else:
-                occupied = cell_bits(window)
-                bbox = bounding_box(window)
-                ring = ring_bits(bbox, self.limits)
-                touching = 0
-                for cell in window:
-                    touching |= NEIGHBOUR_BITS[cell]
-                shape = (touching & ring & ~occupied, bbox, ring, occupied)
+            occupied = cell_bits(window)
+            shape = self._shape_memo.get(occupied)
+            if shape is None:
+                if not window:
+                    legal, span, ring = CELL_BIT[0, 0], 0, 0
+                else:
+                    span = touching = 0
+                    for cell in window:
+                        span |= CELL_SPAN[cell]
+                        touching |= NEIGHBOUR_BITS[cell]
+                    ring = self.ring(span)
+                    legal = touching & ring & ~occupied
+                shape = self.memo_shape(legal, span, ring, occupied)
             self._shapes[seat] = shape
         return shape
 
+    def memo_shape(self, legal: int, span: int, ring: int, occupied: int) -> tuple:
+        """The shape of ``occupied`` (its place actions added), memoised."""
+        shape = self._shape_memo[occupied] = (legal, span, ring, occupied, place_actions(legal))
+        return shape
+
+    def ring(self, span: int) -> int:
+        """``ring_bits`` of the span's bounding box (memoised by span)."""
+        rings = _SPAN_RINGS[self.config.variant]
+        ring = rings.get(span)
+        if ring is None:
+            ring = rings[span] = ring_bits(span_box(span), box_limits(self.boxes))
+        return ring
+
     def grow(self, seat: int, cell: Cell) -> None:
-        """Update the legal cells and the bounding box after a card is placed on ``cell``: its
-        empty neighbours join the legal cells, then those that no longer fit a box leave them
-        (the bounding box only grows, so they never fit again)."""
+        """The shape after a card is placed on ``cell``: looked up, or derived from the last one
+        (its empty neighbours join the legal cells, then those that no longer fit a box leave
+        them: the bounding box only grows, so they never fit again)."""
         shape = self._shapes[seat]
         if shape is None:
             return
-        legal, bbox, ring, occupied = shape
-        occupied |= CELL_BIT[cell]
-        r, c = cell
-        if bbox is None:
-            bbox = (r, r, c, c)
-            ring = ring_bits(bbox, self.limits)
-        elif not (bbox[0] <= r <= bbox[1] and bbox[2] <= c <= bbox[3]):
-            r0, r1, c0, c1 = bbox
-            bbox = (r if r < r0 else r0, r if r > r1 else r1, c if c < c0 else c0, c if c > c1 else c1)
-            ring = ring_bits(bbox, self.limits)
-        self._shapes[seat] = ((legal | NEIGHBOUR_BITS[cell]) & ring & ~occupied, bbox, ring, occupied)
+        bit, touching, cell_span = CELL_GROWTH[cell]
+        occupied = shape[3] | bit
+        grown = self._shape_memo.get(occupied)
+        if grown is None:
+            legal, span, ring = shape[0], shape[1], shape[2]
+            if span | cell_span != span:  # the bounding box grows
+                span |= cell_span
+                ring = self.ring(span)
+            grown = self.memo_shape((legal | touching) & ring & ~occupied, span, ring, occupied)
+        self._shapes[seat] = grown
 
     def draft_actions(self, seat: int) -> list[Action]:
         """The seat's next draft step, ignoring whether it has already answered: which (kind,
         motif) to take, then which legal cell to place it on."""
         if self.taken[seat] is None:
-            # one action per (kind, motif), in hand order (later copies update the same key)
-            return list(dict(map(_TAKE_OF_CARD.__getitem__, self.hands[seat])).values())
-        legal = (self._shapes[seat] or self.shape(seat))[0]
-        return _PLACE_LISTS.get(legal) or place_actions(legal)  # the memo, without a call
-
-    def draft_step(self, seat: int, action: Action) -> None:
-        """Seal one (legal) draft answer; reveal every card when the last seat has placed its."""
-        if self.taken[seat] is None:
-            self.taken[seat] = (action["kind"], action["motif"])
-            return
-        self.placed[seat] = (action["row"], action["col"])
-        if None not in self.placed:
-            self.reveal_and_pass()
+            return (self._takes or self.take_lists())[seat]
+        return (self._shapes[seat] or self.shape(seat))[4]
 
     def reveal_and_pass(self) -> None:
+        """Every seat's sealed card goes to its window (the log reveals them all); then the hands
+        pass, or the next hands are dealt, or construction ends."""
         placements = []
-        hands, taken, placed, windows = self.hands, self.taken, self.placed, self.windows
-        for seat in range(self.n):
-            card = take_lowest_copy(hands[seat], taken[seat])
-            cell = placed[seat]
+        hands, windows, takes = self.hands, self.windows, self._takes
+        taken, placed = self.taken, self.placed
+        for seat in self.seats:
+            hand, take, cell = hands[seat], _TAKE[taken[seat]], placed[seat]
+            # the lowest copy taken: the first card of the hand (in card order) the action takes
+            index = 0
+            while _TAKE_OF[hand[index]] is not take:
+                index += 1
+            card = hand.pop(index)
+            # copies being consecutive, the next card tells whether it was the last one
+            if takes is not None and (index == len(hand) or _TAKE_OF[hand[index]] is not take):
+                takes[seat] = without(takes[seat], take)  # no more to take
             windows[seat][cell] = [card]
             self.grow(seat, cell)
             placements.append({"seat": seat, "card": card, "row": cell[0], "col": cell[1]})
@@ -466,10 +545,18 @@ class MistyState(GameState):
         self.taken = [None] * self.n
         self.placed = [None] * self.n
         self.pick += 1
-        if self.pick < self.phases[self.draft_phase][1]:
-            d = self.direction()
-            self.hands = self.hands[-d:] + self.hands[:-d]  # seat s now holds what seat s-d held
-            self._touch()
+        direction, size = self.phases[self.draft_phase]
+        if self.pick < size:
+            # the hands pass (their take lists with them), rotated in place (no list built)
+            if direction == "left":  # seat s now holds what seat s-1 held
+                hands.insert(0, hands.pop())
+                if takes is not None:
+                    takes.insert(0, takes.pop())
+            else:  # seat s now holds what seat s+1 held
+                hands.append(hands.pop(0))
+                if takes is not None:
+                    takes.append(takes.pop(0))
+            self.cache_takes()
         else:
             self.draft_phase += 1
             self.pick = 0
@@ -481,7 +568,7 @@ class MistyState(GameState):
     # ------------------------------------------------------------------ activation
     def begin_activation(self) -> None:
         for seat in range(self.n):
-            bbox = self.shape(seat)[1]  # kept up to date through the draft
+            bbox = span_box(self.shape(seat)[1])  # kept up to date through the draft
             self.windows[seat], self.sizes[seat] = renumber(self.windows[seat], bbox)
         self._shapes = [None] * self.n
         self.stage = "activation"
@@ -489,34 +576,40 @@ class MistyState(GameState):
         self._arrows = None
         self.advance_activation()
 
-    def ready_arrows(self, seat: int) -> list[Cell]:
-        """The active seat's cells whose top card is an arrow not yet activated, sorted."""
+    def ready_arrows(self, seat: int) -> tuple[list[Cell], list[Action]]:
+        """The active seat's cells whose top card is an arrow not yet activated, sorted, and the
+        actions activating them."""
         if self._arrows is None:
-            self._arrows = arrow_cells(self.windows[seat], self.moved[seat])
+            cells = arrow_cells(self.windows[seat], self.moved[seat])
+            self._arrows = (cells, [_ACTIVATE.get(c) or activate_action(c) for c in cells])
         return self._arrows
 
     def recheck_arrows(self, seat: int, cells: Iterable[Cell | None]) -> None:
         """Update the ready arrows after the top cards of ``cells`` changed (None: a card that left
         the window): the card a move or meal uncovers may be an arrow, the one it covers no longer is."""
-        arrows, window, moved = self._arrows, self.windows[seat], self.moved[seat]
-        if arrows is None:
+        if self._arrows is None:
             return
+        arrows, actions = self._arrows
+        window, moved = self.windows[seat], self.moved[seat]
         for cell in cells:
             if cell is None:
                 continue
             stack = window.get(cell)
             ready = stack is not None and stack[-1] in ARROW_CARDS and stack[-1] not in moved
             if ready and cell not in arrows:
-                insort(arrows, cell)
+                index = bisect_left(arrows, cell)
+                arrows.insert(index, cell)
+                actions.insert(index, _ACTIVATE.get(cell) or activate_action(cell))
             elif not ready and cell in arrows:
-                arrows.remove(cell)
+                index = arrows.index(cell)
+                del arrows[index], actions[index]
 
     def activation_actions(self, seat: int) -> list[Action]:
         """Which arrow card moves next; once none can, which monster eats which flower."""
         window = self.windows[seat]
-        cells = self.ready_arrows(seat)
+        cells, actions = self.ready_arrows(seat)
         if cells:
-            return [_ACTIVATE.get(c) or activate_action(c) for c in cells]
+            return actions.copy()  # the list kept changes as arrows move; a legal list does not
         return [{"type": "eat", "row": m[0], "col": m[1], "flower_row": f[0], "flower_col": f[1]}
                 for m, f in meal_pairs(window, self.fed[seat])]
 
@@ -560,7 +653,7 @@ class MistyState(GameState):
 
     # ------------------------------------------------------------------ scoring, match end
     def end_round(self) -> None:
-        points = [window_points(self.windows[s], self.sizes[s], self.smile_pairs) for s in range(self.n)]
+        points = [window_points(window, self.smile_pairs) for window in self.windows]
         best = max(points)
         self.rounds.append({
             "round": self.round,
@@ -570,7 +663,8 @@ class MistyState(GameState):
         })
         wins = self.round_wins()
         top = max(wins)
-        if (top >= WINS_NEEDED and wins.count(top) == 1) or len(self.rounds) >= self.round_cap:
+        round_cap = self.config.options["round_cap"]
+        if (top >= WINS_NEEDED and wins.count(top) == 1) or len(self.rounds) >= round_cap:
             self.stage = "over"
             self._touch()
             return
@@ -604,7 +698,10 @@ class MistyState(GameState):
     # ------------------------------------------------------------------ the interface
     def to_move(self) -> list[int]:
         if self.stage == "draft":
-            return [seat for seat, cell in enumerate(self.placed) if cell is None]
+            placed = self.placed
+            if placed.count(None) == self.n:  # nobody has placed yet (no Python loop needed)
+                return list(self.seats)
+            return [seat for seat, cell in enumerate(placed) if cell is None]
         if self.stage == "activation":
             return [self.active]
         return []
@@ -617,11 +714,26 @@ class MistyState(GameState):
         return []
 
     def _apply(self, seat: int, action: Action) -> None:
-        if self.stage == "draft":
-            self.draft_step(seat, action)
+        if self.stage != "draft":
+            self.activation_step(seat, action)
+            self.advance_activation()
             return
-        self.activation_step(seat, action)
-        self.advance_activation()
+        # a draft step (most of a game's decisions, so played here rather than in a further call):
+        # seal the seat's answer; reveal every card when the last seat has placed its. The legal
+        # lists cached for this step stay (an answer changes no other seat's choices) and the
+        # seat's next one, its cells after a take, joins them.
+        legal = self._step_legal
+        if self.taken[seat] is None:
+            self.taken[seat] = (action["kind"], action["motif"])
+            legal[seat] = (self._shapes[seat] or self.shape(seat))[4]
+            self._legal = legal
+            return
+        self.placed[seat] = (action["row"], action["col"])
+        if None in self.placed:
+            legal.pop(seat, None)  # answered: nothing left to ask it this step
+            self._legal = legal
+        else:
+            self.reveal_and_pass()
 
     def action_label(self, seat: int, action: Action) -> str:
         kind = action.get("type")
@@ -789,8 +901,10 @@ class MistyState(GameState):
         other.fed = [set(f) for f in self.fed]
         other.log = list(self.log)
         other.rounds = list(self.rounds)
-        other._arrows = None if self._arrows is None else list(self._arrows)
+        other._arrows = None if self._arrows is None else (self._arrows[0].copy(), self._arrows[1].copy())
         other._shapes = list(self._shapes)  # each seat's an immutable tuple
+        other._step_legal = {}  # the clone's own cache, filled as it is asked
+        other._takes = None if self._takes is None else list(self._takes)  # each list read-only
 
     # ------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:
