@@ -99,7 +99,10 @@ def test_a_flooding_bot_leaves_the_referees_memory_bounded(referee) -> None:
     forfeited and its stream closed. The referee's memory stays within 64 MiB of where it started,
     during and after."""
     created = referee.create("tussie-mussie", 2, seed=21)
-    other = bot_process(referee.address, created.seat_tokens[1])
+    # the other seat thinks 0.3 s a move, so the match outlasts the flooder's forfeit and its
+    # reconnects (with an instant bot, on a loaded machine, the match could end first: then the
+    # seat token has expired and a reconnect is UNAUTHENTICATED, not refused as forfeited)
+    other = bot_process(referee.address, created.seat_tokens[1], spec=str(Path(__file__).parent / "bots" / "slow_bot.py:SlowBot"))
     pid = referee.process.pid
     before = rss_mib(pid)
     peak = [before]
