@@ -230,14 +230,6 @@ class TussieMussieState(GameState):
     def close_gap(self) -> bool:
         return self.config.options["marigold_gap"] == "close"
 
-    @property
-    def head_start(self) -> bool:
-        return self.solo and self.config.options["apprentice_head_start"]
-
-    @property
-    def keeps_facedown(self) -> bool:
-        return self.solo and self.config.options["apprentice_keeps_facedown"]
-
     # A round's attributes, set by start_round
     round: int
     first: int
@@ -387,13 +379,6 @@ class TussieMussieState(GameState):
             self.pre_index += 1
         self.present()
 
-    def columns_of(self, hand: int) -> Sequence[int]:
-        """The columns holding a tile (all, unless a Marigold left a gap)."""
-        columns = self.hands[hand]
-        if None in columns:
-            return [i for i, c in enumerate(columns) if c is not None]
-        return range(len(columns))
-
     def column_actions(self, table: list[Action], hand: int, skip: int | None = None) -> list[Action]:
         """``table``'s action (by column) for each column of ``hand`` holding a tile but ``skip``,
         a column of the hand's: slices of the table, unless a Marigold left a gap."""
@@ -418,11 +403,7 @@ class TussieMussieState(GameState):
                 actions += self.column_actions(LARKSPUR_REPLACE[tile], seat)
             return actions
         if self.snap_moved is not None:
-            return [
-                SNAPDRAGON_ACTIONS[c]
-                for c in self.columns_of(seat)
-                if c != self.snap_moved
-            ] + [SNAPDRAGON_STOP]
+            return self.column_actions(SNAPDRAGON_ACTIONS, seat, skip=self.snap_moved) + [SNAPDRAGON_STOP]
         used = self.used[seat]
         unused = []  # a loop: cheaper than a comprehension over four columns
         for column in self.hands[seat]:
