@@ -330,6 +330,16 @@ def entrants(count: int) -> list[str]:
 ROUND_ROBIN = entrants(16)  # 240 matches
 
 
+def round_robin_on(platform: Platform, warm_up_matches: int) -> tuple[int, float, dict]:
+    """The Tussie Mussie round robin through ``platform`` after a warm-up of at least
+    ``warm_up_matches`` (see warm_up_entrants), then the platform closed: (matches, seconds, CPU)."""
+    try:
+        platform.tournament("tussie-mussie", warm_up_entrants(warm_up_matches), 2)
+        return platform.tournament("tussie-mussie", ROUND_ROBIN, 2)
+    finally:
+        platform.close()
+
+
 def cpu_figures(cpu: dict[str, float], matches: int, seconds: float, in_process_per_min: float) -> dict:
     """The CPU a platform match costs, by part; how many cores the platform kept busy while it
     played (the machine's limit shows here: on 2 cores, near 2 means the rate is CPU-bound); and
@@ -365,12 +375,7 @@ def bench_road(args) -> dict:
     report: dict = {"workers": {}}
     cpu_one_worker: tuple = ()
     for workers in (1, 2):
-        platform = Platform(workers, concurrency=args.concurrency)
-        try:
-            platform.tournament("tussie-mussie", warm_up_entrants(args.concurrency * workers), 2)
-            matches, seconds, cpu = platform.tournament("tussie-mussie", ROUND_ROBIN, 2)
-        finally:
-            platform.close()
+        matches, seconds, cpu = round_robin_on(Platform(workers, concurrency=args.concurrency), args.concurrency * workers)
         report["workers"][str(workers)] = round(matches / seconds * 60, 1)
         if workers == 1:
             cpu_one_worker = (cpu, matches, seconds)
@@ -385,12 +390,8 @@ def bench_road(args) -> dict:
     # a second worker on it adds processes, not cores; here each worker has a core of its own
     report["machines"] = {}
     for machines in (1, 2):
-        platform = Platform(machines, concurrency=args.concurrency, machines=True)
-        try:
-            platform.tournament("tussie-mussie", warm_up_entrants(args.concurrency * machines), 2)
-            matches, seconds, _ = platform.tournament("tussie-mussie", ROUND_ROBIN, 2)
-        finally:
-            platform.close()
+        matches, seconds, _ = round_robin_on(Platform(machines, concurrency=args.concurrency, machines=True),
+                                             args.concurrency * machines)
         report["machines"][str(machines)] = round(matches / seconds * 60, 1)
     report["two_machines_speedup"] = round(report["machines"]["2"] / report["machines"]["1"], 2)
     bszzzz_samples = [in_process_per_min("bszzzz", 4, 40)]
@@ -449,12 +450,8 @@ def bench_fleet(args) -> dict:
     Target: no loss of throughput from the second referee (docs/deploy.md)."""
     report: dict = {}
     for referees in (1, 2):
-        platform = Platform(2, concurrency=args.concurrency, referees=referees)
-        try:
-            platform.tournament("tussie-mussie", warm_up_entrants(args.concurrency * 2), 2)
-            matches, seconds, cpu = platform.tournament("tussie-mussie", ROUND_ROBIN, 2)
-        finally:
-            platform.close()
+        matches, seconds, cpu = round_robin_on(Platform(2, concurrency=args.concurrency, referees=referees),
+                                               args.concurrency * 2)
         report[f"{referees}_referees_per_min"] = round(matches / seconds * 60, 1)
         report[f"{referees}_referees_cpu_per_match"] = {k: round(v / matches, 4) for k, v in cpu.items()}
     report["ratio"] = round(report["2_referees_per_min"] / report["1_referees_per_min"], 2)
