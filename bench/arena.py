@@ -154,6 +154,30 @@ def in_process_per_min(game: str, players: int, matches: int) -> float:
     return matches / (time.perf_counter() - start) * 60
 
 
+def _pinned_rate(core: int, matches: int) -> float:
+    os.sched_setaffinity(0, {core})
+    return in_process_per_min("tussie-mussie", 2, matches)
+
+
+def machine_ceiling(matches: int = 2000) -> float:
+    """What this machine's cores give side by side: the in-process engine pinned to each core at
+    once (their rates summed) against one core alone, the best of two tries each. The emulated
+    machines share this box's memory, caches and host, so this is the most two "machines" could
+    give; their speed-up is read against it."""
+    import multiprocessing
+
+    cores = sorted(os.sched_getaffinity(0))[:2]
+    if len(cores) < 2:
+        return 1.0
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter each, as a worker is
+    one, two = 0.0, 0.0
+    with context.Pool(2) as pool:
+        for _ in range(2):
+            one = max(one, pool.apply(_pinned_rate, (cores[0], matches)))
+            two = max(two, sum(pool.starmap(_pinned_rate, [(core, matches) for core in cores])))
+    return two / one
+
+
 POSTGRES = os.environ.get("PARLOUR_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
 
 
@@ -363,10 +387,11 @@ def warm_up_entrants(concurrency: int) -> list[str]:
 def bench_road(args) -> dict:
     """Tussie Mussie 2p random vs random, in-process and end to end through the arena (Celery task
     -> referee -> warm house bots -> recorded row), with one and two workers, then with a worker
-    per machine (``Platform(machines=True)``: one core each, emulated here); Bszzzz 4p likewise
-    with one worker (a Swiss of 32 at tables of 4, two rounds: 16 matches), on one referee and on
-    a referee per core (two, the worker creating through one name for both). Every figure from
-    this one run.
+    per machine (``Platform(machines=True)``: one core each, emulated here; against the machine's
+    ceiling, ``machine_ceiling``); Bszzzz 4p likewise
+    with one worker (a round robin of 20 at tables of 4: 40 matches), on one referee and on
+    a referee per core (two, the worker creating through one name for both), each twice (in the
+    order 1, 2, 2, 1) and the faster run kept. Every figure from this one run.
 
     The in-process rate is sampled before, between and after the platform's runs, and the fastest
     sample is the one the ratios divide by: on a shared machine a single sample taken while the
@@ -388,25 +413,32 @@ def bench_road(args) -> dict:
     report["two_workers_speedup"] = round(report["workers"]["2"] / report["workers"]["1"], 2)
     # the same with a machine per worker: one worker keeps this 2-core machine ~1.7 cores busy, so
     # a second worker on it adds processes, not cores; here each worker has a core of its own
-    report["machines"] = {}
-    for machines in (1, 2):
+    # in the order 1, 2, 2, 1, the best of each: the host's speed drifts by tens of percent within
+    # minutes on a shared machine, and a drift then favours neither
+    report["machines"] = {"1": 0.0, "2": 0.0}
+    for machines in (1, 2, 2, 1):
         matches, seconds, _ = round_robin_on(Platform(machines, concurrency=args.concurrency, machines=True),
                                              args.concurrency * machines)
-        report["machines"][str(machines)] = round(matches / seconds * 60, 1)
+        key = str(machines)
+        report["machines"][key] = max(report["machines"][key], round(matches / seconds * 60, 1))
     report["two_machines_speedup"] = round(report["machines"]["2"] / report["machines"]["1"], 2)
+    report["machine_ceiling"] = round(machine_ceiling(), 2)
     bszzzz_samples = [in_process_per_min("bszzzz", 4, 40)]
     bszzzz = {}
     # one referee; then a referee per core, one worker creating through a name for both: a
     # Bszzzz! match keeps a referee's one event loop busier than anything else on the road
-    for referees in (1, 2):
+    for referees in (1, 2, 2, 1):  # the best of two runs each, in this order (see the machines')
         platform = Platform(1, concurrency=args.concurrency, referees=referees, service_name=referees > 1)
         try:
-            # 32 entrants: 8 tables a round, so the worker has matches to play side by side (at 8
-            # entrants, 2 tables a round, the Swiss itself held the rate down)
             platform.tournament("bszzzz", entrants(4), 4, rounds=1)  # warms up
-            bszzzz[referees] = platform.tournament("bszzzz", entrants(32), 4, rounds=2)
+            # a round robin, as Tussie Mussie's: every match queued at once, so the figure is the
+            # road's; a Swiss round is paired only once the round before has ended, and its last
+            # matches then play alone (a Swiss of 32 in two rounds measured ~0.85 of this)
+            run = platform.tournament("bszzzz", entrants(20), 4)
         finally:
             platform.close()
+        if referees not in bszzzz or run[0] / run[1] > bszzzz[referees][0] / bszzzz[referees][1]:
+            bszzzz[referees] = run
         bszzzz_samples.append(in_process_per_min("bszzzz", 4, 40))
     bszzzz_in_process = max(bszzzz_samples)
 
@@ -433,11 +465,12 @@ def print_road(report: dict) -> None:
     print(f"  2 workers {report['workers']['2']:.0f}: {report['two_workers_speedup']}x one worker (on this one machine)")
     print(f"  a worker per one-core machine (emulated: each worker and its own referee pinned to a core): "
           f"1 machine {report['machines']['1']:.0f}, 2 machines {report['machines']['2']:.0f}: "
-          f"{report['two_machines_speedup']}x")
+          f"{report['two_machines_speedup']}x (best of two runs each; this machine's two cores give the "
+          f"engine {report['machine_ceiling']}x one, measured in this run)")
     b, b2 = report["bszzzz_4p"], report["bszzzz_4p"]["two_referees"]
     print(f"  Bszzzz 4p: in-process {b['in_process_per_min']:.1f}, platform {b['platform_per_min']:.1f}: "
           f"ratio {b['ratio']:.3f} (1/{1 / b['ratio']:.1f}); with a referee per core (2, one name) "
-          f"{b2['platform_per_min']:.1f}: ratio {b2['ratio']:.3f} (1/{1 / b2['ratio']:.1f})")
+          f"{b2['platform_per_min']:.1f}: ratio {b2['ratio']:.3f} (1/{1 / b2['ratio']:.1f}); the faster of two runs each")
     for name, part in (("Tussie Mussie, 1 worker", report), ("Bszzzz 4p", b), ("Bszzzz 4p, 2 referees", b2)):
         print(f"  {name}: CPU per match " +
               ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in part["cpu_seconds_per_match"].items()) +
