@@ -28,6 +28,7 @@ import pytest
 import redis
 import yaml
 
+from arena.live import frames_key, referee_key
 from referee_process import ROOT
 from test_arena_e2e import POSTGRES, check_recorded_once, hand_standings, redis_db, wait_for
 
@@ -256,8 +257,7 @@ def test_compose_runs_two_referees_and_two_workers_and_survives_a_referee_killed
         """Matches on the first referee still early in play (under 10 of a match's ~30 steps), so
         the kill finds them unfinished: a match near its end could be recorded in between."""
         running = [pk for pk, in d.sql("SELECT id FROM arena_match WHERE status='running' AND tournament_id=1")]
-        return [pk for pk in running if live.get(f"parlour:live:{pk}:referee") == b"referee-1"
-                and live.llen(f"parlour:live:{pk}:frames") < 10]
+        return [pk for pk in running if live.get(referee_key(pk)) == b"referee-1" and live.llen(frames_key(pk)) < 10]
 
     phase("tournament created and running")
     held = wait_for(held_by_first, 40, "a tournament match on the first referee", 0.02)
