@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from bots_sdk.sandbox import SandboxUnavailable
+from sandbox import SandboxUnavailable
 
 from . import lifecycle
 from .aftermath import finish

@@ -18,7 +18,7 @@ plays them, a fresh ``Bot`` instance for each seat of each match. Two kinds:
   timeout under load, not a bot gone bad.
 - **One seat at a time.** Every other bot — ``mcts`` (it thinks for its budget: sharing a process
   would charge each seat for the others' thinking), other house specs, and uploaded versions in
-  their sandbox (``bots_sdk.sandbox``) — plays one seat at a time, one match after another. It is
+  their sandbox (the ``sandbox`` package) — plays one seat at a time, one match after another. It is
   handed back after its match and plays the next one only if the match left it clean: its
   process alive and its seat free of faults (no timeout, crash, illegal or malformed answer,
   disconnect). Anything else — and a sandbox past its reuse limits — is discarded, so a bot that
@@ -49,6 +49,7 @@ import time
 from dataclasses import dataclass
 
 from referee.client import RefereeClient, SeatOutcome
+from sandbox.relay import RefereeSocket
 
 from . import sandbox_reaper
 from .house_seats import HousedBot, house_client
@@ -80,7 +81,7 @@ class WarmBot:
 
     def __init__(self, key: BotKey, referee: str, sandbox_socket: str = "") -> None:
         """``referee``: the address the bot connects to; ``sandbox_socket``: the way to it from
-        a sandbox (``RefereeClient.sandbox_socket``), for an uploaded bot."""
+        a sandbox (``BotPool.sandbox_socket``), for an uploaded bot."""
         self.key = key
         self.started = time.monotonic()
         self.matches = 0  # handed out (a shared process: seats)
@@ -89,7 +90,7 @@ class WarmBot:
         self.idle_since = 0.0  # a one-seat bot: when it was last handed back clean
         self.sandbox = None
         if key.sandboxed:
-            from bots_sdk.sandbox import Sandbox
+            from sandbox import Sandbox
 
             self.sandbox = Sandbox(key.spec, sandbox_socket, bot_root=key.root)
             # registered before it exists: a worker killed at any moment leaves it to the next
@@ -144,7 +145,7 @@ class WarmBot:
     def close(self) -> list[str]:
         """Stop the process (and everything it started); what the bot's owner should read."""
         if self.sandbox is not None:
-            from bots_sdk.sandbox import sandbox_report_lines
+            from sandbox import sandbox_report_lines
 
             report = self.sandbox.close()
             sandbox_reaper.forget(self.sandbox.name)
@@ -232,6 +233,7 @@ class BotPool:
 
     def __init__(self, referee: RefereeClient) -> None:
         self.referee = referee
+        self.sandbox_socket = RefereeSocket(referee.address, referee.unix_path)  # how sandboxes reach it
         self.idle: dict[BotKey, list[WarmBot]] = {}
         self.shared = SharedBots(referee.address)
         self.lock = threading.Lock()
@@ -252,7 +254,7 @@ class BotPool:
                     return bot
                 bot.close()
             self.started_alone += 1
-        bot = WarmBot(key, self.referee.address, self.referee.sandbox_socket() if key.sandboxed else "")
+        bot = WarmBot(key, self.referee.address, self.sandbox_socket.path if key.sandboxed else "")
         bot.matches += 1
         return bot
 
@@ -300,6 +302,7 @@ class BotPool:
         self.shared.close()
         for bot in bots:
             bot.close()
+        self.sandbox_socket.close()
 
 
 _pools: dict[str, BotPool] = {}

@@ -30,7 +30,7 @@ def sandbox_support() -> tuple[bool, str]:
     The workers play them, so the workers say (their heartbeats): open when one of the live
     workers can. With no worker heard from (none started yet, Redis away, the tests' own site),
     this process looks for itself, as a worker would."""
-    from bots_sdk.sandbox import support
+    from sandbox import support
 
     from .heartbeats import alive_workers
 

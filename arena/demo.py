@@ -61,7 +61,7 @@ def wait_for_site(url: str, server: subprocess.Popen, timeout: float = 120.0) ->
 
 
 def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
-    from bots_sdk.sandbox import support
+    from sandbox import support
 
     from .house import ensure_house_bots
     from .platform import platform_processes

@@ -59,7 +59,7 @@ def beat(node: str, started: float, house_bots: Collection[int] = (), cores: str
     the pids of the house bots it keeps, children that are not pool processes; ``cores``: its
     cores for thinking matches in use, ``arena.cores.Cores.summary``)."""
     referee = os.environ.get("REFEREE_ADDRESS", "")
-    from bots_sdk.sandbox import support
+    from sandbox import support
 
     sandbox = support()  # found once per process: what the website says about uploads comes from here
     info = {"node": node, "host": socket.gethostname(), "pid": os.getpid(), "pool": pool_pids(house_bots),

@@ -29,7 +29,7 @@ def celery_process(kind: str) -> int:
     from .celery import app
 
     if kind == "worker":
-        from bots_sdk.sandbox import support
+        from sandbox import support
 
         print(support().describe(), file=sys.stderr, flush=True)  # how uploaded bots will run here
         # a node name of its own per worker process: the heartbeats and the matches it holds name it

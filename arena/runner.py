@@ -126,7 +126,7 @@ def play(match: Match, plan: list[SeatPlan] | None = None) -> PlayedMatch:
     failed: the referee unreachable, a sandbox refused). ``plan``: its seats, if read already."""
     plan = seat_plan(match) if plan is None else plan
     if any(p.bot and p.bot.sandboxed for p in plan):
-        from bots_sdk.sandbox import SandboxUnavailable, support
+        from sandbox import SandboxUnavailable, support
 
         if support().mode == "refused":  # before the match exists: nobody waits for a bot that never comes
             raise SandboxUnavailable(support().describe())

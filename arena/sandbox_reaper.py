@@ -50,8 +50,8 @@ def register(name: str, launcher_pid: int, cgroups: list[str], mode: str) -> Pat
 
 
 def cgroup_paths(name: str) -> list[str]:
-    """Where the sandbox ``name``'s cgroups are (or will be) in every hierarchy (bots_sdk.sandbox.cgroups)."""
-    from bots_sdk.sandbox.cgroups import PARENT, ROOT
+    """Where the sandbox ``name``'s cgroups are (or will be) in every hierarchy (sandbox.cgroups)."""
+    from sandbox.cgroups import PARENT, ROOT
 
     if (ROOT / "cgroup.controllers").exists():
         return [str(ROOT / PARENT / name)]
@@ -72,7 +72,7 @@ def cgroup_pids(path: Path) -> set[int]:
 
 def kill_cgroups(paths: list[Path]) -> None:
     """Kill every process in the cgroups, then remove them (the sandbox's own sweep)."""
-    from bots_sdk.sandbox.cgroups import SandboxCgroup
+    from sandbox.cgroups import SandboxCgroup
 
     cgroup = SandboxCgroup.existing(paths)
     if cgroup.paths:

@@ -24,8 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
-from bots_sdk.sandbox import Sandbox, support  # noqa: E402
-from referee.client import LocalReferee, play_via_referee  # noqa: E402
+from bots_sdk.via_referee import play_via_referee  # noqa: E402
+from referee.client import LocalReferee  # noqa: E402
+from sandbox import Sandbox, support  # noqa: E402
 from referee.timecontrol import TimeControl  # noqa: E402
 
 BOT = "from bots_sdk import RandomBot\n\n\nclass Plain(RandomBot):\n    pass\n"

@@ -180,7 +180,7 @@ def run_play(args: argparse.Namespace) -> int:
         raise UsageError("--sandboxed needs --via-referee (a sandboxed bot plays through a referee)")
     referee = None
     if args.sandboxed:
-        from .sandbox import support
+        from sandbox import support
 
         print(support().describe(), file=sys.stderr)
         if support().mode == "refused":
@@ -195,7 +195,7 @@ def run_play(args: argparse.Namespace) -> int:
                 order = [(s + i) % n for s in range(n)]  # rotate seats so no entry keeps seat 0
                 seat_names = [names[k] for k in order]
                 if referee is not None:
-                    from referee.client import play_via_referee
+                    from .via_referee import play_via_referee
 
                     replay = play_via_referee(referee, game.id, config.variant, config.options, first_seed + i,
                                               time_control, [args.bots[k] for k in order], seat_names,

@@ -1,7 +1,8 @@
-"""The operator's side of a referee: create a match, follow it to its end, start the seats' bots.
+"""The operator's side of a referee: create a match, follow it to its end.
 
 Whoever runs matches (the arena's runner, ``python -m bots_sdk play --via-referee``, benchmarks)
-uses this module; a bot author's SDK never needs it. One match is one ``CreateMatch`` and one
+uses this module; a bot playing a seat never needs it. Starting the seats' bots is the caller's
+(``bots_sdk.via_referee``, the arena's warm bots): the referee imports nothing of the SDK. One match is one ``CreateMatch`` and one
 ``FollowMatch`` call: the public frames as they happen, then the result rows, then the replay
 gzipped once where the referee built it (see docs/protocol.md, "The operator's road").
 """
@@ -15,14 +16,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 
-from bots_sdk.loading import is_file_bot
 from parlour.v1 import referee_pb2, referee_pb2_grpc
 
 from . import wire
@@ -75,7 +74,6 @@ class RefereeClient:
         self.address = address
         self.token = operator_token
         self.unix_path = unix_path  # the same referee's Unix socket, when it runs on this machine
-        self._relay = None
         # a target naming several referees (``ipv4:a:1,b:2``, a DNS name with several addresses)
         # creates on each in turn: the fleet's service name
         self.channel = grpc.insecure_channel(address, options=[("grpc.lb_policy_name", "round_robin")])
@@ -135,22 +133,8 @@ class RefereeClient:
                                      metadata=self.metadata)
         return json.loads(gzip.decompress(b"".join(c.data for c in chunks)))
 
-    def sandbox_socket(self) -> str:
-        """A Unix socket on this machine that reaches the referee: its own, or a relay to it."""
-        if self.unix_path:
-            return self.unix_path
-        if self.address.startswith("unix:"):
-            return self.address[len("unix:"):]
-        if self._relay is None:
-            from bots_sdk.sandbox.relay import UnixRelay
-
-            self._relay = UnixRelay(self.address)
-        return self._relay.path
-
     def close(self) -> None:
         self.channel.close()
-        if self._relay is not None:
-            self._relay.close()
 
 
 class LocalReferee(RefereeClient):
@@ -187,80 +171,3 @@ class LocalReferee(RefereeClient):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-class SeatProcess:
-    """One seat's bot in a process of its own for one match: a plain SDK process for house bots,
-    a sandbox for file bots (the arena keeps warm ones instead: ``arena/bot_pool.py``)."""
-
-    def __init__(self, referee: RefereeClient, spec: str, token: str, sandboxed: bool, root: str | None) -> None:
-        self.sandbox = None
-        self.errors = None
-        if sandboxed:
-            from bots_sdk.sandbox import Sandbox
-
-            self.sandbox = Sandbox(spec, referee.sandbox_socket(), token, bot_root=root)
-            self.sandbox.start()
-        else:
-            self.errors = tempfile.TemporaryFile()
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "bots_sdk", "connect", spec, "--referee", referee.address,
-                 f"--seat-token={token}"], stdout=subprocess.DEVNULL, stderr=self.errors)
-
-    def stop(self, deadline: float) -> list[str]:
-        """After the match: until ``deadline`` (monotonic) to exit, then everything the bot started
-        is killed. Returns what the seat's owner should read (the sandbox's verdicts, early output)."""
-        grace = max(0.0, deadline - time.monotonic())
-        if self.sandbox is not None:
-            from bots_sdk.sandbox import sandbox_report_lines
-
-            self.sandbox.wait(grace)
-            return sandbox_report_lines(self.sandbox.close(), self.sandbox.limits)
-        try:
-            self.process.wait(grace)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.errors.seek(0)
-        failed = self.errors.read().decode(errors="replace").strip()
-        self.errors.close()
-        if failed:
-            print(f"bot processes wrote:\n{failed[-4000:]}", file=sys.stderr)
-        return []
-
-
-def play_via_referee(referee: RefereeClient, game: str, variant: str, options: dict[str, Any], seed: int,
-                     time_control: TimeControl, bot_specs: list[str | None], names: list[str],
-                     remote_bots: list[str] | None = None, seats: list[dict[str, Any]] | None = None,
-                     timeout: float | None = None, sandboxed: bool = False,
-                     bot_roots: list[str | None] | None = None) -> dict[str, Any]:
-    """One match, each local bot in a fresh process of its own (a seat whose spec is None is a
-    remote bot's, offered on its Connect stream); returns the replay (the result is
-    ``replay["result"]``). For a developer's one-off matches: the arena plays with warm bots.
-
-    With ``sandboxed``, every file bot runs in a sandbox (``bots_sdk.sandbox``) whose folder is
-    its entry of ``bot_roots`` (default: the file's folder); what the sandbox saw (the bot's
-    output before the SDK captured it, the kernel's verdicts) is added to the seat's log lines."""
-    if sandboxed and any(spec and is_file_bot(spec) for spec in bot_specs):
-        from bots_sdk.sandbox import SandboxUnavailable, support
-
-        if support().mode == "refused":  # before the match exists: nobody waits for a bot that never comes
-            raise SandboxUnavailable(support().describe())
-    created = referee.create_match(game, variant, options, seed, time_control, names, remote_bots, seats)
-    roots = bot_roots or [None] * len(bot_specs)
-    players: dict[int, SeatProcess] = {}
-    try:
-        for seat, (spec, token) in enumerate(zip(bot_specs, created.seat_tokens)):
-            if spec is not None:
-                players[seat] = SeatProcess(referee, spec, token, sandboxed and is_file_bot(spec), roots[seat])
-        outcome = referee.follow(created.match_id, timeout)
-    finally:  # the bots get one shared moment to exit after the match, then everything is killed
-        deadline = time.monotonic() + 2.0
-        reports = {seat: player.stop(deadline) for seat, player in players.items()}
-    if outcome.replay_gz is None:
-        return {"status": outcome.status, "result": outcome.result, "log": [], "bot_logs": []}
-    replay = outcome.replay()
-    for seat, lines in reports.items():
-        replay["bot_logs"].extend({"seat": seat, "decision": None, "step": len(replay["log"]), "line": line}
-                                  for line in lines)
-    return replay

@@ -13,7 +13,8 @@ import pytest
 
 from bots_sdk.loading import parse_bot_spec
 from bots_sdk.local import play_match
-from referee.client import LocalReferee, SeatProcess, play_via_referee
+from bots_sdk.via_referee import SeatProcess, play_via_referee
+from referee.client import LocalReferee
 from referee.timecontrol import TimeControl
 
 FAULTY = '''import time

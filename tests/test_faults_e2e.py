@@ -193,7 +193,7 @@ class Lingerer(RandomBot):
 
 
 def sandbox_cgroups() -> set[Path]:
-    from bots_sdk.sandbox.cgroups import PARENT, ROOT as CGROUPS
+    from sandbox.cgroups import PARENT, ROOT as CGROUPS
 
     return {path for path in CGROUPS.glob(f"*/{PARENT}/*") if path.is_dir()} | \
         {path for path in (CGROUPS / PARENT).glob("*") if path.is_dir()}

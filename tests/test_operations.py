@@ -173,7 +173,7 @@ def test_a_round_recorded_by_a_worker_that_died_before_pairing_the_next_is_moved
 
 OWNER = """
 import sys, time
-from bots_sdk.sandbox import Sandbox
+from sandbox import Sandbox
 from arena import sandbox_reaper
 
 LINGER = "import os, time\\nif os.fork() == 0:\\n    os.setsid()\\ntime.sleep(600)"

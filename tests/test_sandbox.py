@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bots_sdk.sandbox import support
-from referee.client import LocalReferee, RefereeClient, play_via_referee
+from bots_sdk.via_referee import play_via_referee
+from referee.client import LocalReferee, RefereeClient
 from referee.timecontrol import TimeControl
+from sandbox import support
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0,
                                 reason="the full sandbox needs root on Linux (docs/security.md)")
@@ -502,7 +503,7 @@ def test_through_a_relay_where_the_referee_has_only_a_tcp_port(referee, tmp_path
 def test_the_weak_mode_when_an_operator_allows_it(referee, tmp_path, monkeypatch):
     """PARLOUR_SANDBOX=weak where the full sandbox is refused: limits, an emptied environment, no
     network, the session killed at match end (but the uid and the filesystem are the worker's)."""
-    import bots_sdk.sandbox as sandbox
+    import sandbox
 
     monkeypatch.setenv("PARLOUR_SANDBOX", "weak")
     monkeypatch.setattr(sandbox, "support", lambda: sandbox.Support(False, "weak", "refused for this test"))

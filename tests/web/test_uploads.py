@@ -22,7 +22,7 @@ from arena import heartbeats
 from arena.checks import sandbox_support
 from arena.models import Bot, BotVersion, Match
 from arena.tasks import run_match
-from bots_sdk.sandbox import Support
+from sandbox import Support
 
 from .site_data import bot, user
 
@@ -111,7 +111,7 @@ def rejected(response, message: str) -> None:
 
 def test_disabled_where_the_sandbox_cannot_run(client, uma) -> None:
     refused = Support(False, "refused", "the sandbox's namespaces, uid change and cgroups need root")
-    with mock.patch("bots_sdk.sandbox.support", return_value=refused):
+    with mock.patch("sandbox.support", return_value=refused):
         assertContains(client.get(reverse("upload")), "Uploads are disabled")
         response = post(client, "good.py", GOOD)
         assertContains(response, "Uploads are disabled")
@@ -123,7 +123,7 @@ def test_uploads_follow_what_the_live_workers_say_of_their_sandbox(client, uma, 
     (which then needs no sandbox privileges)."""
     refused = Support(False, "refused", "the sandbox's namespaces, uid change and cgroups need root")
     heartbeats.beat("able@host", time.time())  # a worker where the sandbox runs (this machine)
-    with mock.patch("bots_sdk.sandbox.support", return_value=refused):  # the website's own machine refuses it
+    with mock.patch("sandbox.support", return_value=refused):  # the website's own machine refuses it
         assertNotContains(client.get(reverse("upload")), "Uploads are disabled")
         assert "1 of 1 live worker(s) run uploaded bots" in sandbox_support()[1]
         heartbeats.gone("able@host")

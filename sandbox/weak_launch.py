@@ -1,4 +1,4 @@
-"""The weak mode's launcher: ``python -I -m bots_sdk.sandbox.weak_launch RLIMITS_JSON COMMAND...``
+"""The weak mode's launcher: ``python -I -m sandbox.weak_launch RLIMITS_JSON COMMAND...``
 takes the bot's process off the network where the kernel lets it, sets its limits and execs the
 command (its stdin, environment and folder are the ones it was started with).
 

@@ -1,5 +1,9 @@
 """Running an untrusted bot: a sandbox per bot, for one match or a few (see ``docs/security.md``).
 
+The operator's jail, a package of its own: the SDK's ``play --sandboxed`` and the arena's warm
+bots both start sandboxes; it imports neither of them, nor the referee (the bot inside is an
+ordinary SDK process, started by its command line).
+
 ``Sandbox(spec, referee_socket).start()`` runs ``python -m bots_sdk serve-seats`` for the bot
 inside the isolation of ``launch.py`` (namespaces, uid nobody, read-only minimal root) and a
 cgroup of its own (``cgroups.py``), with the limits of ``limits.py``. The bot reaches the referee
@@ -188,7 +192,7 @@ class Sandbox:
         }
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-I", "-m", "bots_sdk.sandbox.launch"], stdin=subprocess.PIPE,
+                [sys.executable, "-I", "-m", "sandbox.launch"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                 env=EMPTIED_ENV, cwd="/")
             self.process.stdin.write(json.dumps(config).encode() + b"\n")
@@ -211,7 +215,7 @@ class Sandbox:
 
         # no network if the kernel lets us, then the limits, set by a launcher that then execs the
         # bot (weak_launch.py: no Python between fork and exec in this threaded process)
-        launcher = [sys.executable, "-I", "-m", "bots_sdk.sandbox.weak_launch", json.dumps(rlimits)]
+        launcher = [sys.executable, "-I", "-m", "sandbox.weak_launch", json.dumps(rlimits)]
         self.process = subprocess.Popen(
             [*launcher, *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             start_new_session=True, cwd=str(path.parent), env=dict(EMPTIED_ENV, HOME=str(path.parent)))

@@ -1,8 +1,8 @@
 """Unix sockets between a sandboxed bot and its referee.
 
-``UnixRelay`` relays every connection to a referee's TCP address (for a referee on another
-machine); ``SeatRelay`` is what a sandbox is actually given: ``Play`` for its own seat and nothing
-else."""
+``RefereeSocket`` is the way from this machine to a referee, for sandboxes: the referee's own Unix
+socket, or a ``UnixRelay`` to its TCP address (for a referee on another machine); ``SeatRelay`` is
+what a sandbox is actually given: ``Play`` for its own seat and nothing else."""
 from __future__ import annotations
 
 import os
@@ -58,6 +58,31 @@ class UnixRelay:
     def close(self) -> None:
         self.listener.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class RefereeSocket:
+    """A Unix socket on this machine that reaches the referee at ``address``: its own (``unix_path``,
+    or an address ``unix:PATH``), else a relay to its TCP address, started when first asked for."""
+
+    def __init__(self, address: str, unix_path: str | None = None) -> None:
+        self.address = address
+        self.unix_path = unix_path
+        self._relay: UnixRelay | None = None
+
+    @property
+    def path(self) -> str:
+        if self.unix_path:
+            return self.unix_path
+        if self.address.startswith("unix:"):
+            return self.address[len("unix:"):]
+        if self._relay is None:
+            self._relay = UnixRelay(self.address)
+        return self._relay.path
+
+    def close(self) -> None:
+        if self._relay is not None:
+            self._relay.close()
+            self._relay = None
 
 
 SEAT_RELAY_STREAMS = 100  # Play streams one sandbox may open in one match (reconnects included)

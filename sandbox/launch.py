@@ -1,4 +1,4 @@
-"""The sandbox's launcher: ``python -I -m bots_sdk.sandbox.launch`` reads one JSON config line on
+"""The sandbox's launcher: ``python -I -m sandbox.launch`` reads one JSON config line on
 stdin and runs the bot's command inside fresh namespaces with an unprivileged uid.
 
 Runs as root (the runner starts it; nothing of the bot has run yet). The steps, in order:
