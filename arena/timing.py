@@ -11,7 +11,7 @@ from typing import Any
 
 from referee.timecontrol import TimeControl
 
-# the referee's own settings (referee/server.py reads the same variables with the same defaults;
+# the referee's own settings (referee/settings.py reads the same variables with the same defaults;
 # tests/test_operations.py checks they agree)
 DECISION_CAP = int(os.environ.get("PARLOUR_DECISION_CAP", 100_000))
 JOIN_TIMEOUT = float(os.environ.get("PARLOUR_JOIN_TIMEOUT", 30.0))

@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
                             "arena.presence:PresenceBoard; default: nobody)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    from .server import serve as run_server, settings_from_env
+    from .server import serve as run_server
+    from .settings import settings_from_env
 
     try:
         if args.advertise and ":" not in args.advertise:

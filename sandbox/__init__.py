@@ -29,6 +29,7 @@ import subprocess
 import sys
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from . import seccomp
@@ -37,7 +38,7 @@ from .cgroups import SandboxCgroup
 from .kernel import LAUNCH_FAILED
 from .limits import MiB, SandboxLimits
 from .relay import SeatRelay
-from .support import SandboxUnavailable, Support, support
+from .support import SandboxUnavailable, Support, decide
 
 SANDBOX_SOCKET = "/run/parlour/referee.sock"  # where the bot finds the referee inside the sandbox
 EMPTIED_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # all the environment a sandbox process gets
@@ -254,6 +255,26 @@ class Sandbox:
             reader.join(2)
         output = "".join(r.text() for r in self._readers)
         return SandboxReport(code, output, oom, self.mode, running)
+
+
+@lru_cache(maxsize=1)
+def support() -> Support:
+    """What this machine and the operator allow (``support.decide``), found once per process."""
+    return decide(trial_sandbox)
+
+
+def trial_sandbox() -> str:
+    """Why a trial sandbox failed here (empty: it ran). The probe is a real sandbox."""
+    try:
+        probe = Sandbox(None, None, "", command=[sys.executable, "-I", "-c", "print('sandbox ok')"])
+        probe.start()
+        code = probe.wait(30)
+        report = probe.close()
+    except (OSError, SandboxUnavailable) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    if code != 0 or "sandbox ok" not in report.output:
+        return f"a trial sandbox failed (exit status {code}): {report.output.strip()[-300:]}"
+    return ""
 
 
 __all__ = ["LAUNCH_FAILED", "Sandbox", "SandboxLimits", "SandboxReport", "SandboxUnavailable", "Support", "support"]

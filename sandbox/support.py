@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
 from . import seccomp
 from .cgroups import version as cgroup_version
@@ -38,18 +38,17 @@ class Support:
                 f"(PARLOUR_SANDBOX=weak allows a weaker mode: see docs/security.md)")
 
 
-@lru_cache(maxsize=1)
-def support() -> Support:
-    """What this machine allows, found by starting one real sandbox (once per process), and what
-    the operator allows: ``PARLOUR_SANDBOX`` is ``strict`` (the default: the full sandbox or no
-    uploaded bots), ``weak`` (the weak mode where the full sandbox is refused) or ``off`` (no
-    uploaded bots at all)."""
+def decide(trial: Callable[[], str]) -> Support:
+    """What this machine allows, found by ``trial`` (starting one real sandbox: it says why that
+    failed, or nothing), and what the operator allows: ``PARLOUR_SANDBOX`` is ``strict`` (the
+    default: the full sandbox or no uploaded bots), ``weak`` (the weak mode where the full sandbox
+    is refused) or ``off`` (no uploaded bots at all)."""
     setting = os.environ.get("PARLOUR_SANDBOX", "strict")
     if setting not in ("strict", "weak", "off"):
         return Support(False, "refused", f"PARLOUR_SANDBOX={setting!r} is not strict, weak or off")
     if setting == "off":
         return Support(False, "refused", "the operator turned uploaded bots off (PARLOUR_SANDBOX=off)")
-    reason = _full_sandbox_refused()
+    reason = _full_sandbox_refused(trial)
     if not reason:
         return Support(True, "full")
     if setting == "weak":
@@ -57,22 +56,11 @@ def support() -> Support:
     return Support(False, "refused", reason)
 
 
-def _full_sandbox_refused() -> str:
+def _full_sandbox_refused(trial: Callable[[], str]) -> str:
     if sys.platform != "linux":
         return f"namespaces need Linux, not {sys.platform}"
     if os.geteuid() != 0:
         return "the sandbox's namespaces, uid change and cgroups need root"
     if cgroup_version() is None:
         return "no cgroup hierarchy is mounted at /sys/fs/cgroup"
-    from . import Sandbox  # the probe is a real sandbox
-
-    try:
-        probe = Sandbox(None, None, "", command=[sys.executable, "-I", "-c", "print('sandbox ok')"])
-        probe.start()
-        code = probe.wait(30)
-        report = probe.close()
-    except (OSError, SandboxUnavailable) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    if code != 0 or "sandbox ok" not in report.output:
-        return f"a trial sandbox failed (exit status {code}): {report.output.strip()[-300:]}"
-    return ""
+    return trial()

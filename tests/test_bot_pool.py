@@ -236,7 +236,7 @@ def test_a_pool_process_keeps_a_few_idle_bots_and_stops_the_longest_idle(monkeyp
             return []
 
     monkeypatch.setattr(bot_pool, "IDLE_BOTS", 2)
-    pool = BotPool(SimpleNamespace(address="referee:1"))
+    pool = BotPool(SimpleNamespace(address="referee:1", unix_path=None))
     clean = SeatOutcome(score=0.0, rank=1, status="ok", fault_counts={})
     a, b, c = Idle("a"), Idle("b"), Idle("c")
     for bot in (a, b, c):

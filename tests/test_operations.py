@@ -109,7 +109,7 @@ def test_the_referees_own_verdict_is_a_result_not_an_unplayed_match() -> None:
 
 def test_the_time_limits_follow_the_longest_possible_match() -> None:
     from referee.games import GAMES
-    from referee.server import DEFAULT_DECISION_CAP, DEFAULT_JOIN_TIMEOUT
+    from referee.settings import DEFAULT_DECISION_CAP, DEFAULT_JOIN_TIMEOUT
 
     assert (timing.DECISION_CAP, timing.JOIN_TIMEOUT) == (DEFAULT_DECISION_CAP, DEFAULT_JOIN_TIMEOUT)
     assert timing.LARGEST_TABLE >= max(max(g.variant(None).player_counts) for g in GAMES.values())

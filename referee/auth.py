@@ -1,0 +1,26 @@
+"""Who may make a call: the operator's credential, and the protocol version a client speaks."""
+from __future__ import annotations
+
+import grpc
+
+from . import wire
+from .limits import version_error
+
+
+def is_operator(context: grpc.aio.ServicerContext, operator_token: str) -> bool:
+    """The call carries ``authorization: Bearer <operator token>`` (never, without a token)."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and operator_token and value == f"Bearer {operator_token}":
+            return True
+    return False
+
+
+async def require_operator(context: grpc.aio.ServicerContext, operator_token: str, call: str) -> None:
+    if not is_operator(context, operator_token):
+        await context.abort(grpc.StatusCode.PERMISSION_DENIED, f"{call} needs the operator credential")
+
+
+async def check_version(version: int, context: grpc.aio.ServicerContext) -> None:
+    why = version_error(version, wire.PROTOCOL_VERSION)
+    if why:
+        await context.abort(grpc.StatusCode.FAILED_PRECONDITION, why)

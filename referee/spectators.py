@@ -1,0 +1,138 @@
+"""The three ways to follow a match, each over its room's one broadcast (``broadcast.py``):
+
+- ``WatchMatch``: the live spectator stream, public views only (anyone, within limits);
+- ``GetReplay``: the replay in chunks: the public part while the match runs, all of it once it is
+  over (bot log lines only to the operator, or to a bot's API token for its own seats);
+- ``FollowMatch``: the operator's one call per match: its frames, its end, its replay.
+
+Anonymous WatchMatch and GetReplay calls are limited per match and per peer (``limits.py``).
+"""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import grpc
+
+from parlour.v1 import referee_pb2
+
+from . import wire
+from .auth import check_version, is_operator, require_operator
+from .limits import CALLS_PER_PEER, WATCHERS_PER_MATCH, Quota, peer_of
+from .replay_pool import with_logs
+from .room import Room, Rooms
+from .tokens import Verifier
+
+PV = wire.PROTOCOL_VERSION
+REPLAY_CHUNK = 64 * 1024
+FRAME_INTERVAL = 0.1  # seconds: FollowMatch sends the frames of a running match in batches this far apart
+
+
+class Spectators:
+    def __init__(self, rooms: Rooms, operator_token: str, verifier: Verifier) -> None:
+        self.rooms = rooms
+        self.operator_token = operator_token
+        self.verifier = verifier
+        self.match_calls = Quota(WATCHERS_PER_MATCH)  # anonymous WatchMatch/GetReplay per match
+        self.peer_calls = Quota(CALLS_PER_PEER)  # the same, per peer
+
+    async def room(self, match_id: str, context: grpc.aio.ServicerContext) -> Room:
+        room = self.rooms.get(match_id)
+        if room is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {match_id}")
+        return room
+
+    @asynccontextmanager
+    async def slot(self, room: Room, context: grpc.aio.ServicerContext):
+        """A WatchMatch or GetReplay call's place within the per-match and per-peer limits."""
+        if is_operator(context, self.operator_token):
+            yield
+            return
+        peer = peer_of(context)
+        if self.match_calls.full(room.id):
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"this match already has {self.match_calls.limit} spectator calls open")
+        if self.peer_calls.full(peer):
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"{self.peer_calls.limit} spectator calls already open from {peer}")
+        with self.match_calls.held(room.id), self.peer_calls.held(peer):
+            yield
+
+    # ------------------------------------------------------------------ WatchMatch
+    async def watch(self, request: referee_pb2.WatchMatchRequest,
+                    context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        """Raw-bytes responses: every watcher is sent the same events, serialized once. A slow
+        reader waits on its own stream: nothing piles up here."""
+        await check_version(request.protocol_version, context)
+        room = await self.room(request.match_id, context)
+        async with self.slot(room, context):
+            feed, sent = room.broadcast.feed, 0
+            while True:
+                changed = room.broadcast.changed  # taken before looking, so no change between is missed
+                while sent < len(feed.marks):
+                    data = feed.event(sent)
+                    sent += 1
+                    yield data
+                if feed.end is not None:
+                    yield feed.end
+                    return
+                await changed.wait()
+
+    # ------------------------------------------------------------------ GetReplay
+    async def replay(self, request: referee_pb2.GetReplayRequest,
+                     context: grpc.aio.ServicerContext) -> AsyncIterator[referee_pb2.ReplayChunk]:
+        await check_version(request.protocol_version, context)
+        room = await self.room(request.match_id, context)
+        async with self.slot(room, context):
+            if room.end_message is not None:  # over: the replay is being written, it is worth the wait
+                await room.done.wait()
+            if room.replay_gz is not None:
+                logs = await self.visible_logs(room, request, context)
+                data = room.replay_gz  # the operator's: as built, every bot log line in it
+                if logs is not None:  # anyone else: the lines they may read (none, or their bot's)
+                    data = await asyncio.to_thread(with_logs, room.replay_gz, logs)
+            else:  # live or aborted: the public part only, no seed, no seat views
+                data = await room.broadcast.public_replay(room.public_header(), room.status, room.finished)
+            for start in range(0, len(data), REPLAY_CHUNK):
+                yield referee_pb2.ReplayChunk(protocol_version=PV, data=data[start:start + REPLAY_CHUNK],
+                                              last=start + REPLAY_CHUNK >= len(data))
+
+    async def visible_logs(self, room: Room, request: referee_pb2.GetReplayRequest,
+                           context: grpc.aio.ServicerContext) -> list[dict] | None:
+        """The log lines this caller may read (None: all of them, for the operator)."""
+        if is_operator(context, self.operator_token):
+            return None
+        bot_id = await asyncio.to_thread(self.verifier, request.api_token) if request.api_token else None
+        if not bot_id:
+            return []
+        mine = {s for s, remote in enumerate(room.remote_bots) if remote == bot_id}
+        return [line for line in room.bot_logs if line["seat"] in mine]
+
+    # ------------------------------------------------------------------ FollowMatch
+    async def follow(self, request: referee_pb2.FollowMatchRequest,
+                     context: grpc.aio.ServicerContext) -> AsyncIterator[referee_pb2.MatchProgress]:
+        await require_operator(context, self.operator_token, "FollowMatch")
+        room = await self.room(request.match_id, context)
+        frames, sent = room.broadcast.frames_for_creator(), 0
+        while True:
+            changed = room.broadcast.changed  # taken before looking, so no change between is missed
+            if len(frames) > sent:
+                batch = [frame.decode() for frame in frames[sent:]]  # the replay's own frames
+                yield referee_pb2.MatchProgress(protocol_version=PV, first_step=sent, frames=batch)
+                sent += len(batch)
+            if room.finished:
+                break
+            if sent:  # coalesce: at most one batch per FRAME_INTERVAL, but the end at once
+                try:
+                    await asyncio.wait_for(room.done.wait(), FRAME_INTERVAL)
+                except asyncio.TimeoutError:
+                    pass
+            if room.broadcast.changed is changed and not room.finished:
+                await changed.wait()
+        room.broadcast.handed_over()
+        data = room.replay_gz or b""
+        yield referee_pb2.MatchProgress(protocol_version=PV, end=room.end_message, last=not data)
+        for start in range(0, len(data), REPLAY_CHUNK):
+            yield referee_pb2.MatchProgress(protocol_version=PV, replay_chunk=data[start:start + REPLAY_CHUNK],
+                                            last=start + REPLAY_CHUNK >= len(data))
