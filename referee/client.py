@@ -191,7 +191,7 @@ class LocalReferee(RefereeClient):
 
 class SeatProcess:
     """One seat's bot in a process of its own for one match: a plain SDK process for house bots,
-    a sandbox for file bots (the arena keeps warm ones instead: ``arena/bot_pool.py``)."""
+    a sandbox for file bots (the arena keeps warm ones instead: ``arena/bots/warm_pool.py``)."""
 
     def __init__(self, referee: RefereeClient, spec: str, token: str, sandboxed: bool, root: str | None) -> None:
         self.sandbox = None

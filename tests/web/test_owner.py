@@ -102,7 +102,7 @@ def test_api_token_shown_once_stored_hashed_and_revocable(client, owned) -> None
     client.post(reverse("token_revoke", args=[owned.remote.pk, stored.pk]))
     stored.refresh_from_db()
     assert stored.revoked is not None
-    from arena.tokens import verify
+    from arena.fleet.token_verifier import verify
 
     assert verify(token) is None
     # tokens are for remote bots only; a token of another bot cannot be revoked through this one
