@@ -204,8 +204,9 @@ class Rating(models.Model):
     games = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)  # first place, a forfeited seat never (it ranks last)
     updated = models.DateTimeField(default=timezone.now)
-    # the batch Plackett–Luce fit over all of the ladder's matches (arena.competitions.stats.batch), in Elo
-    # centred on the ladder's mean, with its 95 % interval; refreshed by arena.competitions.ladder.refit_ladder
+    # the batch Plackett–Luce fit over all of the ladder's matches (arena.competitions.stats.batch), in
+    # Elo centred on the ladder's mean, with its 95 % interval; refreshed by
+    # arena.competitions.ladder.refit_ladder
     fit_elo = models.FloatField(null=True, blank=True)
     fit_low = models.FloatField(null=True, blank=True)
     fit_high = models.FloatField(null=True, blank=True)
@@ -240,7 +241,8 @@ class RatingHistory(models.Model):
 
 class Comparison(models.Model):
     """An owner's question "is A stronger than B?", answered by a sequential test on duplicate deals
-    (arena.competitions.sequential_comparison); ``figures`` holds the driver's figures, updated after every batch."""
+    (arena.competitions.sequential_comparison); ``figures`` holds the driver's figures, updated after
+    every batch."""
 
     SCHEDULED, RUNNING, FINISHED, FAILED = "scheduled", "running", "finished", "failed"
 

@@ -4,8 +4,8 @@
 
 Pairing: a Swiss of N (10,000) entrants, 2-player and 4-player tables, random results (2 players:
 45% first seat wins, 45% second, 10% draws; 4 players: a random order). Round 6 is paired after five
-simulated rounds by `arena.competitions.pairing.swiss_round` and, on the same history, by the naive pairing (sort
-by points, seat neighbours together) - both from the raw list of played tables, both timed in the
+simulated rounds by `arena.competitions.pairing.swiss_round` and, on the same history, by the naive
+pairing (sort by points, seat neighbours together) - both from the raw list of played tables, both timed in the
 same run (median of 3); the naive pairing's sort alone (points already summed) is timed too, for
 the stricter ratio. Then each runs its own R (9) rounds from scratch with the same results
 stream, and the pairs that had already met are counted, and the seat spread at the end.

@@ -6,7 +6,8 @@ Fills a fresh SQLite database (a temporary PARLOUR_HOME) with N bots rated on on
 finished two-seat matches, then times the ladder page, a match page and a trivial view through
 Django's test client (the server's time: no network). Ratios, not absolutes, are the figures to
 compare. First target: the ladder page within 10x the trivial view (served from the cache of its
-ladder's edition, arena/competitions/ladder_editions.py); its time right after a match, uncached, is printed beside it.
+ladder's edition, arena/competitions/ladder_editions.py); its time right after a match, uncached, is
+printed beside it.
 
 Then a 6-seat Bszzzz replay (random bots) on a real site (gunicorn, tests/browser_site.py): its size
 on the wire as a browser asks for it (gzip accepted) and, when Debian's chromium is installed, the

@@ -85,8 +85,9 @@ def module_graph(top: str):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom):
                 base = node.module or ""
-                if node.level:
-                    base = ".".join([*package.split(".")[:len(package.split(".")) - node.level + 1], *filter(None, [node.module])])
+                if node.level:  # from .x / ..x: that many packages up from this module's
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
                 targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
             elif isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]

@@ -64,7 +64,8 @@ class Platform:
     def start_referee(self, port: int = 0) -> None:
         """The referee (again on its first port, when restarted)."""
         self.referee = subprocess.Popen(
-            [sys.executable, "-m", "referee", "serve", "--port", str(port), "--token-verifier", "arena.fleet.token_verifier:verify"],
+            [sys.executable, "-m", "referee", "serve", "--port", str(port),
+             "--token-verifier", "arena.fleet.token_verifier:verify"],
             env=self.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
         self.env["REFEREE_ADDRESS"] = self.referee.stdout.readline().split("listening on", 1)[1].split()[0]
 

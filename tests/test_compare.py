@@ -1,5 +1,5 @@
-"""The comparison driver (arena/competitions/sequential_comparison.py): duplicate deals, batches through an injected player,
-stopping at the verdict or the cap; and ``python -m arena compare`` on real in-process matches."""
+"""The comparison driver (arena/competitions/sequential_comparison.py): duplicate deals, batches
+through an injected player, stopping at the verdict or the cap; and ``python -m arena compare`` on real in-process matches."""
 from __future__ import annotations
 
 import json

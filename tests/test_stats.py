@@ -1,5 +1,5 @@
-"""arena.competitions.stats against worked numbers: Wald's bounds, fishtest's GSPRT (checked against an independent
-constrained optimisation, Wald's closed form and fishtest's normal approximation), the paired score
+"""arena.competitions.stats against worked numbers: Wald's bounds, fishtest's GSPRT (checked against
+an independent constrained optimisation, Wald's closed form and fishtest's normal approximation), the paired score
 and Elo intervals worked by hand, forfeit-last ranks, and the batch Plackett–Luce fit on bots of
 known strength."""
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Comparisons on the platform: a bot's owner asks whether A is stronger than B (docs/compare.md).
 
 ``start_comparison`` records the question and queues ``arena.tasks.run_comparison``
-(arena.fleet.tasks), which calls ``run_recorded``: the driver (``arena.competitions.sequential_comparison``)
-with a player, its figures saved after every batch so the comparison's page follows it live.
+(arena.fleet.tasks), which calls ``run_recorded``: the driver (``sequential_comparison``) with a
+player, its figures saved after every batch so the comparison's page follows it live.
 
 In a comparison's specs, a house bot is named by its house label (``greedy``, ``random#2``) and any
 other version as ``version:<pk>``; ``version_for`` turns a name back into its ``BotVersion``.

@@ -117,8 +117,8 @@ def ladder_rankings(ladder: str) -> list[dict[int, int]]:
 
 
 def refit_ladder(ladder: str) -> int:
-    """Store the batch Plackett–Luce fit of every rated version of the ladder (arena.competitions.stats.batch);
-    returns how many matches it used."""
+    """Store the batch Plackett–Luce fit of every rated version of the ladder
+    (arena.competitions.stats.batch); returns how many matches it used."""
     from .stats.batch import fit_plackett_luce
 
     rankings = ladder_rankings(ladder)

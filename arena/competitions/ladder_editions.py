@@ -4,9 +4,9 @@ and every change to what the page shows makes a new token (so a cached page is n
 What a ladder page shows: the ratings (recorded matches, refits), the bots' names and switches
 (active, deleted) and the owners' names. ``save()`` and ``delete()`` of those models renew the
 edition through the signals below; a bulk write (``QuerySet.update``, ``bulk_update``,
-``batch_updates.update_rows``) must call :func:`renew` itself (recording a rated match, ``refit_ladder``, a
-bot's deletion). Tokens are random, not counters: a database rebuilt under a cache that outlived it
-cannot meet an old token again.
+``batch_updates.update_rows``) must call :func:`renew` itself (recording a rated match,
+``refit_ladder``, a bot's deletion). Tokens are random, not counters: a database rebuilt under a
+cache that outlived it cannot meet an old token again.
 
 A new token is written once the change is committed, in a statement of its own: a transaction never
 holds the edition's row lock (a recording that held it while waiting for a rating that a refit

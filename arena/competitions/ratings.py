@@ -51,7 +51,8 @@ def ratings_of(ladder: str, version_ids: list[int]) -> list[Rating]:
 def rate_match(match: Match, seats: list[MatchSeat] | None = None) -> bool:
     """Update the ratings of every seat of a recorded match (call inside its transaction);
     ``seats``: its seats as the recording just wrote them (else read here). True when it rated:
-    the ratings are bulk-written, so the caller renews the game's ladder edition (arena.competitions.ladder_editions)."""
+    the ratings are bulk-written, so the caller renews the game's ladder edition
+    (arena.competitions.ladder_editions)."""
     if match.variant == "solo" or match.status != Match.FINISHED:
         return False
     if seats is None:

@@ -67,8 +67,8 @@ def platform_processes() -> Iterator[Supervisor]:
     broker = referee = None
     try:
         broker = ensure_broker(Path(settings.PARLOUR_HOME), supervisor)
-        referee = LocalReferee(["--token-verifier", "arena.fleet.token_verifier:verify",  # exits with this process by itself
-                                "--presence", "arena.fleet.presence_board:PresenceBoard"])
+        referee = LocalReferee(["--token-verifier", "arena.fleet.token_verifier:verify",
+                                "--presence", "arena.fleet.presence_board:PresenceBoard"])  # exits with this process
         supervisor.watch(referee.process.pid)
         shared = dict(REFEREE_ADDRESS=referee.address, PARLOUR_REFEREE_SOCKET=referee.unix_path,
                       PARLOUR_OPERATOR_TOKEN=referee.token)

@@ -122,8 +122,8 @@ def renew_claim(match_id: int, attempt: int) -> bool:
 # ---------------------------------------------------------------------- 2. seated
 def upload_root(bot_id: int, number: int, spec: str) -> str | None:
     """The folder of an uploaded version (what its sandbox gets at /bot)."""
-    root = Path(settings.UPLOAD_DIR) / str(bot_id) / str(number)
-    return str(root) if root.resolve() in Path(spec.rpartition(":")[0]).resolve().parents else None
+    root = uploads.version_folder(bot_id, number)
+    return str(root) if root in Path(spec.rpartition(":")[0]).resolve().parents else None
 
 
 @dataclass(frozen=True)

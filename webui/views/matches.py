@@ -19,8 +19,8 @@ A running match is followed with ``GET /matches/<id>/live.json?from=N``: the pub
 step N on as soon as there are any, else after at most ``LIVE_WAIT`` seconds an empty list (long
 polling from the frames the arena keeps in Redis, ``arena/road/live_frames.py``). Long polling,
 not Server-Sent Events: an event stream holds a server thread for as long as someone watches, a
-long poll only while nothing happens, for at most ``LIVE_WAIT`` seconds (``python -m webui serve`` runs threaded
-workers so that waiting viewers do not hold up the pages).
+long poll only while nothing happens, for at most ``LIVE_WAIT`` seconds (``python -m webui serve``
+runs threaded workers so that waiting viewers do not hold up the pages).
 """
 from __future__ import annotations
 
