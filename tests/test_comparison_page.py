@@ -45,7 +45,7 @@ def test_only_the_owner_sees_and_asks_for_comparisons(client, owned, monkeypatch
     client.login(username="ada", password="pw-ada-12345")
     assert "Is one version stronger?" in client.get(reverse("bot", args=[bot.pk])).content.decode()
     queued = []
-    monkeypatch.setattr(comparisons, "enqueue_comparison", queued.append)
+    monkeypatch.setattr(comparison_requests, "enqueue_comparison", queued.append)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("comparison_start", args=[bot.pk]),
                                {"a": greedy.pk, "b": random_.pk, "elo1": "40", "max_games": "400"})

@@ -31,11 +31,11 @@ from . import heartbeats
 from .broker import connection
 from .celery_app import RUN_MATCH
 from .enqueue import enqueue_matches
+from .queues import DEFAULT_QUEUE
 from .routing import served_queues
 
 GRACE = float(os.environ.get("PARLOUR_RECONCILE_GRACE", 20.0))  # seconds a due task may take to start
 EVERY = float(os.environ.get("PARLOUR_RECONCILE_EVERY", 10.0))
-QUEUE = "celery"  # Celery's default queue; kombu keeps each priority in its own Redis list
 LOCK = "parlour:reconciler"
 log = logging.getLogger("parlour.arena")
 
@@ -44,10 +44,11 @@ def queued_match_ids(client: Any = None) -> set[int]:
     """The matches whose ``run_match`` task waits in the queue (not yet delivered to a worker)."""
     client = client or connection()
     found: set[int] = set()
-    keys = [QUEUE.encode()] + list(client.scan_iter(match=QUEUE + "\x06\x16*"))
+    # kombu keeps each priority of a queue in a Redis list of its own
+    keys = [DEFAULT_QUEUE.encode()] + list(client.scan_iter(match=DEFAULT_QUEUE + "\x06\x16*"))
     # a referee's queue counts while a live worker consumes it; a task left in the queue of a
     # referee whose workers are gone is sent again (arena.fleet.routing picks a served queue)
-    for queue in served_queues() - {QUEUE}:
+    for queue in served_queues() - {DEFAULT_QUEUE}:
         keys += [queue.encode()] + list(client.scan_iter(match=queue + "\x06\x16*"))
     for key in keys:
         for raw in client.lrange(key, 0, -1):
