@@ -65,17 +65,17 @@ def main(argv: list[str] | None = None) -> int:
     status = commands.add_parser("status", help="matches queued, running, retried, aborted; workers and referees")
     status.add_argument("--json", action="store_true")
     commands.add_parser("worker", help="a Celery worker")
-    from .compare import add_parser as add_compare_parser
+    from .competitions.sequential_comparison import add_parser as add_compare_parser
 
     add_compare_parser(commands)
     commands.add_parser("beat", help="Celery beat (schedules the ladder)")
     args = parser.parse_args(argv)
     if args.command == "compare":  # played in this process: no database
-        from .compare import cmd_compare
+        from .competitions.sequential_comparison import cmd_compare
 
         return cmd_compare(args)
     setup_django(migrate=args.command not in ("worker", "beat"))  # workers never race a migration
-    from .tournaments import TournamentError
+    from .competitions.tournaments import TournamentError
 
     try:
         if args.command == "tournament":
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_status(args)
         if args.command == "ladder":
             return cmd_ladder(args) if args.action == "run" else cmd_ladder_show(args)
-        from .platform import celery_process
+        from .fleet.processes import celery_process
 
         return celery_process(args.command)
     except TournamentError as exc:
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    from .tournaments import create_tournament
+    from .competitions.tournaments import create_tournament
 
     options = dict(pair.split("=", 1) for pair in args.option)
     tournament = create_tournament(args.game, args.format, [b.strip() for b in args.bots.split(",") if b.strip()],
@@ -113,10 +113,10 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """Play the tournament to its end (or resume it); 1 when it halted with unplayed matches."""
     from .models import Match, Tournament
-    from .tournaments import progress, start_tournament
+    from .competitions.tournaments import progress, start_tournament
 
     tournament = Tournament.objects.get(pk=args.id)
-    from .platform import platform_processes
+    from .fleet.processes import platform_processes
 
     with platform_processes():
         start_tournament(tournament)
@@ -143,7 +143,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from .models import Tournament
-    from .tournaments import progress_note, standings
+    from .competitions.tournaments import progress_note, standings
 
     tournament = Tournament.objects.get(pk=args.id)
     if getattr(args, "json", False):
@@ -165,7 +165,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
 
 def tournament_json(tournament) -> dict:
     from .models import Match
-    from .tournaments import progress, standings
+    from .competitions.tournaments import progress, standings
 
     matches = []
     for match in (Match.objects.filter(tournament=tournament).select_related("round")
@@ -185,7 +185,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from .status import platform_status
+    from .fleet.status import platform_status
 
     status = platform_status()
     if args.json:
@@ -213,12 +213,12 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
-    from .house import ensure_house_bots
-    from .ladder import schedule_ladder_matches
+    from .bots.house_entrants import ensure_house_bots
+    from .competitions.ladder import schedule_ladder_matches
     from .models import Match
 
     ensure_house_bots()
-    from .platform import platform_processes
+    from .fleet.processes import platform_processes
 
     with platform_processes():
         started = Match.objects.exclude(ladder="").count()
@@ -234,7 +234,8 @@ def cmd_ladder_show(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from .ladder import ladder_rows, standard_ladder
+    from .competitions.ladder import standard_ladder
+    from .competitions.ladder_tables import ladder_rows
 
     ladder = standard_ladder(args.game)
     rows = ladder_rows(ladder)

@@ -6,6 +6,6 @@ class ArenaConfig(AppConfig):
     verbose_name = "Parlour arena: tournaments, ladders, ratings"
 
     def ready(self) -> None:
-        from . import editions
+        from .competitions import ladder_editions
 
-        editions.connect()  # cached ladder pages follow every change they show
+        ladder_editions.connect()  # cached ladder pages follow every change they show

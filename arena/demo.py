@@ -33,7 +33,7 @@ def demo_account() -> tuple[str, str]:
 
 def demo_tournaments() -> list[int]:
     from .models import Tournament
-    from .tournaments import create_tournament, start_tournament
+    from .competitions.tournaments import create_tournament, start_tournament
 
     created = []
     for game_id in sorted(GAMES):
@@ -63,8 +63,8 @@ def wait_for_site(url: str, server: subprocess.Popen, timeout: float = 120.0) ->
 def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
     from sandbox import support
 
-    from .house import ensure_house_bots
-    from .platform import platform_processes
+    from .bots.house_entrants import ensure_house_bots
+    from .fleet.processes import platform_processes
 
     ensure_house_bots()
     username, password = demo_account()

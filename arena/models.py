@@ -158,7 +158,7 @@ class Match(models.Model):
     result = models.JSONField(null=True, blank=True)
     created = models.DateTimeField(default=timezone.now)
     finished = models.DateTimeField(null=True, blank=True)
-    # the match's lifecycle on the platform (arena.lifecycle): each start is a numbered attempt (a
+    # the match's lifecycle on the platform (arena.road.lifecycle): each start is a numbered attempt (a
     # fencing token: only the attempt that holds the match may hand it back), the worker process
     # playing it, the platform's failures so far and the last one, and when its task is due
     attempts = models.PositiveIntegerField(default=0)
@@ -204,8 +204,9 @@ class Rating(models.Model):
     games = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)  # first place, a forfeited seat never (it ranks last)
     updated = models.DateTimeField(default=timezone.now)
-    # the batch Plackett–Luce fit over all of the ladder's matches (arena.stats.batch), in Elo
-    # centred on the ladder's mean, with its 95 % interval; refreshed by arena.ladder.refit_ladder
+    # the batch Plackett–Luce fit over all of the ladder's matches (arena.competitions.stats.batch), in
+    # Elo centred on the ladder's mean, with its 95 % interval; refreshed by
+    # arena.competitions.ladder.refit_ladder
     fit_elo = models.FloatField(null=True, blank=True)
     fit_low = models.FloatField(null=True, blank=True)
     fit_high = models.FloatField(null=True, blank=True)
@@ -221,7 +222,7 @@ class Rating(models.Model):
 
 class LadderEdition(models.Model):
     """Which edition of a game's ladder pages is current: a fresh token whenever anything they show
-    changes (arena.editions), so a page cached under the token is never stale."""
+    changes (arena.competitions.ladder_editions), so a page cached under the token is never stale."""
 
     game = models.CharField(max_length=32, primary_key=True)
     token = models.CharField(max_length=32)
@@ -240,7 +241,8 @@ class RatingHistory(models.Model):
 
 class Comparison(models.Model):
     """An owner's question "is A stronger than B?", answered by a sequential test on duplicate deals
-    (arena.compare); ``figures`` holds the driver's figures, updated after every batch."""
+    (arena.competitions.sequential_comparison); ``figures`` holds the driver's figures, updated after
+    every batch."""
 
     SCHEDULED, RUNNING, FINISHED, FAILED = "scheduled", "running", "finished", "failed"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from .competitions.ladder import standard_ladder
 from .games import game_info
-from .ladder import standard_ladder
 from .models import Bot, Rating
 
 GUIDES = {  # the docs a bot author may want, by the name in their address

@@ -4,8 +4,8 @@
 
 Pairing: a Swiss of N (10,000) entrants, 2-player and 4-player tables, random results (2 players:
 45% first seat wins, 45% second, 10% draws; 4 players: a random order). Round 6 is paired after five
-simulated rounds by `arena.pairing.swiss_round` and, on the same history, by the naive pairing (sort
-by points, seat neighbours together) - both from the raw list of played tables, both timed in the
+simulated rounds by `arena.competitions.pairing.swiss_round` and, on the same history, by the naive
+pairing (sort by points, seat neighbours together) - both from the raw list of played tables, both timed in the
 same run (median of 3); the naive pairing's sort alone (points already summed) is timed too, for
 the stricter ratio. Then each runs its own R (9) rounds from scratch with the same results
 stream, and the pairs that had already met are counted, and the seat spread at the end.
@@ -27,10 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.pairing import PlayedTable, swiss_round  # noqa: E402
-from arena.pairing.common import build_history  # noqa: E402
-from arena.pairing.points import points_by_entrant  # noqa: E402
-from arena.pairing.swiss import count_repeats  # noqa: E402
+from arena.competitions.pairing import PlayedTable, swiss_round  # noqa: E402
+from arena.competitions.pairing.common import build_history  # noqa: E402
+from arena.competitions.pairing.points import points_by_entrant  # noqa: E402
+from arena.competitions.pairing.swiss import count_repeats  # noqa: E402
 
 TARGET_RATIO = 500.0
 
@@ -242,7 +242,7 @@ class Platform:
             self.env["DATABASE_URL"] = f"{POSTGRES}/{self.database}"
         # a fleet: referee k is "referee-k"; worker i creates its matches on referee i mod n
         self.referees = [subprocess.Popen([sys.executable, "-m", "referee", "serve", "--port", "0", "--id",
-                                           f"referee-{k}", "--presence", "arena.presence:PresenceBoard"],
+                                           f"referee-{k}", "--presence", "arena.fleet.presence_board:PresenceBoard"],
                                           env=dict(self.env, PARLOUR_OPERATOR_TOKEN=token), stdout=subprocess.PIPE,
                                           stderr=subprocess.DEVNULL, text=True, cwd=self.root,
                                           preexec_fn=on_core(k - 1))
@@ -528,7 +528,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.concurrency is None:
-        from arena.platform import worker_concurrency
+        from arena.fleet.processes import worker_concurrency
 
         args.concurrency = worker_concurrency()
     if args.fleet:

@@ -6,13 +6,14 @@ Fills a fresh SQLite database (a temporary PARLOUR_HOME) with N bots rated on on
 finished two-seat matches, then times the ladder page, a match page and a trivial view through
 Django's test client (the server's time: no network). Ratios, not absolutes, are the figures to
 compare. First target: the ladder page within 10x the trivial view (served from the cache of its
-ladder's edition, arena/editions.py); its time right after a match, uncached, is printed beside it.
+ladder's edition, arena/competitions/ladder_editions.py); its time right after a match, uncached, is
+printed beside it.
 
 Then a 6-seat Bszzzz replay (random bots) on a real site (gunicorn, tests/browser_site.py): its size
 on the wire as a browser asks for it (gzip accepted) and, when Debian's chromium is installed, the
 time from the match page's navigation to the viewer's first drawn step (its ``viewer-ready``
 mark), median of three loads; and the size of the first part the viewer fetches (everything but the
-seats' own views, which it fetches when a seat's perspective is picked: webui/replays.py).
+seats' own views, which it fetches when a seat's perspective is picked: webui/views/matches.py).
 Targets: <= 1.5 MB on the wire, ready <= 1 s on localhost.
 """
 from __future__ import annotations
@@ -60,7 +61,7 @@ def fill(bots: int, matches: int) -> tuple[int, str]:
     from django.db import transaction
     from django.utils import timezone
 
-    from arena.ladder import standard_ladder
+    from arena.competitions.ladder import standard_ladder
     from arena.models import Bot, BotVersion, Match, MatchSeat, Rating
 
     rng = random.Random(1)
@@ -167,10 +168,10 @@ def main() -> None:
         client = Client()
         trivial = median_ms(client, "/trivial/", args.requests)
         ladder_ms = median_ms(client, "/ladder/tussie-mussie/", args.requests)
-        from arena import editions
+        from arena.competitions import ladder_editions
 
         # the same page right after a recorded match: a new edition, so nothing cached serves it
-        fresh_ms = median_ms(client, "/ladder/tussie-mussie/", args.requests, lambda: editions.renew("tussie-mussie"))
+        fresh_ms = median_ms(client, "/ladder/tussie-mussie/", args.requests, lambda: ladder_editions.renew("tussie-mussie"))
         match_ms = median_ms(client, f"/matches/{match_id}/", args.requests)
     figures = {"bots": args.bots, "matches": args.matches, "fill_seconds": round(filled, 1),
                "trivial_ms": round(trivial, 3), "ladder_ms": round(ladder_ms, 3),

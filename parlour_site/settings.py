@@ -140,7 +140,7 @@ REPLAY_DIR = Path(os.environ.get("PARLOUR_REPLAY_DIR", PARLOUR_HOME / "replays")
 # and token pages; `make demo` sets it to its own referee
 PARLOUR_PUBLIC_REFEREE = os.environ.get("PARLOUR_PUBLIC_REFEREE", "localhost:50051")
 UPLOAD_DIR = Path(os.environ.get("PARLOUR_UPLOAD_DIR", PARLOUR_HOME / "uploads"))
-# how long a match may take, its visibility timeout and the task's hard limit: arena.timing
+# how long a match may take, its visibility timeout and the task's hard limit: arena.road.time_limits
 # (from the time control and the decision cap; PARLOUR_MATCH_TIME_LIMIT caps it)
 
 CELERY_BROKER_URL = os.environ.get("REDIS_URL", "")

@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
                             "port); CreateMatch answers with it (docs/deploy.md)")
     serve.add_argument("--presence", metavar="MODULE:CALLABLE",
                        help="tells the platform which remote bots are connected here (e.g. "
-                            "arena.presence:PresenceBoard; default: nobody)")
+                            "arena.fleet.presence_board:PresenceBoard; default: nobody)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     from .server import serve as run_server

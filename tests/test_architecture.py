@@ -59,30 +59,62 @@ def test_the_web_never_imports_the_referee_or_the_sdk() -> None:
 
 
 def test_only_the_arena_runner_plays_recorded_matches() -> None:
-    """One road: the operator's client is used by the arena's runner (and its pool of warm bots),
-    never by the rest of the arena or the web."""
+    """One road: the operator's client is used by the road (and its pool of warm bots, and the
+    one-machine processes that start a referee), never by the rest of the arena or the web."""
+    allowed = {"arena/road/lifecycle.py", "arena/bots/warm_pool.py", "arena/fleet/processes.py"}
     for folder in ("arena", "webui"):
         for path, names in imports_of(folder).items():
-            if path.name in ("runner.py", "bot_pool.py", "platform.py"):
+            if path.relative_to(ROOT).as_posix() in allowed:
                 continue
             assert "referee.client" not in names, f"{path}: imports referee.client"
 
 
-def test_the_arena_has_no_import_circles() -> None:
-    """Within arena/, module imports (at any depth of the code) form no cycle."""
+def module_graph(top: str):
+    """The modules of a package (``arena``, ``webui``) and who imports whom among them, at any depth
+    of the code (a function's import counts): relative imports, and absolute ones of the package."""
     import networkx
 
+    modules = {}
+    for path in (ROOT / top).rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     graph = networkx.DiGraph()
-    for path, _ in imports_of("arena").items():
-        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    for module, path in modules.items():
         graph.add_node(module)
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                package = module.rsplit(".", 1)[0] if path.name != "__init__.py" else module
-                target = f"{package}.{node.module}" if node.module else package
-                for alias in node.names if not node.module else [None]:
-                    graph.add_edge(module, target if alias is None else f"{package}.{alias.name}")
-    cycles = list(networkx.simple_cycles(graph))
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # from .x / ..x: that many packages up from this module's
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in modules:  # ``import a.b.c`` of a name: its module
+                    target = target.rpartition(".")[0]
+                if target and target != module:
+                    graph.add_edge(module, target)
+    return graph
+
+
+def packages(top: str) -> list[str]:
+    return sorted(".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / top).rglob("__init__.py")
+                  if "migrations" not in p.parts)
+
+
+@pytest.mark.parametrize("package", packages("arena") + packages("webui"))
+def test_no_import_circles_inside_a_package(package: str) -> None:
+    """Within each package of the arena and the web (their subpackages included: the road, the
+    bots, the fleet, the competitions, the pages), module imports form no cycle."""
+    import networkx
+
+    graph = module_graph(package.split(".")[0])
+    inside = graph.subgraph([m for m in graph if m == package or m.startswith(package + ".")])
+    cycles = list(networkx.simple_cycles(inside))
     assert not cycles, cycles
 
 
@@ -146,10 +178,7 @@ def test_no_import_cycles_between_packages() -> None:
     assert not cycles, [[packages.edges[a, b]["example"] for a, b in zip(c, c[1:] + c[:1])] for c in cycles]
 
 
-@pytest.mark.parametrize("package", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="webui/author.py and webui/views.py import each "
-                                            "other: the web's views by page family are another branch's"))
-    if p == "webui" else p for p in PACKAGES])
+@pytest.mark.parametrize("package", PACKAGES)
 def test_no_import_cycles_inside_a_package(package: str) -> None:
     """Within each package, its modules' imports (at any depth of the code) form no cycle."""
     import networkx

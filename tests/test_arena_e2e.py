@@ -64,7 +64,8 @@ class Platform:
     def start_referee(self, port: int = 0) -> None:
         """The referee (again on its first port, when restarted)."""
         self.referee = subprocess.Popen(
-            [sys.executable, "-m", "referee", "serve", "--port", str(port), "--token-verifier", "arena.tokens:verify"],
+            [sys.executable, "-m", "referee", "serve", "--port", str(port),
+             "--token-verifier", "arena.fleet.token_verifier:verify"],
             env=self.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
         self.env["REFEREE_ADDRESS"] = self.referee.stdout.readline().split("listening on", 1)[1].split()[0]
 
@@ -263,8 +264,8 @@ def test_instant_house_bots_play_all_their_seats_from_one_process(platform) -> N
     """The real road with two pool processes and ONE core for thinking matches: a round robin of
     four randoms, then a Bszzzz table of four randoms, every seat of both played by the same one
     ``serve-seats --many`` process, which the worker's main process keeps for both pool processes
-    (arena.house_bots), and matches played side by side; then a round robin with mcts (a bot that
-    thinks here), its matches one at a time (arena.cores)."""
+    (arena.bots.keeper), and matches played side by side; then a round robin with mcts (a bot that
+    thinks here), its matches one at a time (arena.bots.cores)."""
     p = platform("sqlite", PARLOUR_THINKING_MATCHES="1")
     worker = p.start_worker()  # PARLOUR_WORKERS=2: two pool processes
     p.arena("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2", "--seed", "1",

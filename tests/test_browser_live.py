@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import live
+from arena.road import live_frames
 from referee.replay import decode_frames
 from browser_site import CHROMIUM, ROOT, chromium, finish_match, make_match, running_site, shown_step, wait_until
 
@@ -89,7 +89,7 @@ def test_a_live_match_is_watched_from_its_first_frames_to_its_end_without_a_jump
     }""")
     assert "Waiting for the match" in page.locator("#viewer-status").inner_text()
 
-    feed = live.LiveMatch(match_id, site.redis())
+    feed = live_frames.LiveMatch(match_id, site.redis())
     encoded = [json.dumps(f) for f in frames]
 
     def referee() -> None:  # batches every 0.1 s, as the referee streams them to the runner
@@ -103,7 +103,7 @@ def test_a_live_match_is_watched_from_its_first_frames_to_its_end_without_a_jump
     assert page.locator("#viewer-scores .viewer-score").count() == 2  # the seats' scores, as they change
     playing.join()
     finish_match(site, match_id, str(stored), replay["result"])
-    live.recorded(match_id, "finished", site.redis())
+    live_frames.recorded(match_id, "finished", site.redis())
     last = len(frames) - 1
     wait_until(lambda: shown_step(page) == last, timeout=30)
     page.wait_for_selector("#viewer:not(.is-live)")

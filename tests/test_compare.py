@@ -1,5 +1,5 @@
-"""The comparison driver (arena/compare.py): duplicate deals, batches through an injected player,
-stopping at the verdict or the cap; and ``python -m arena compare`` on real in-process matches."""
+"""The comparison driver (arena/competitions/sequential_comparison.py): duplicate deals, batches
+through an injected player, stopping at the verdict or the cap; and ``python -m arena compare`` on real in-process matches."""
 from __future__ import annotations
 
 import json
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from arena import compare
-from arena.compare import GameSpec, LocalPlayer
+from arena.competitions import sequential_comparison
+from arena.competitions.sequential_comparison import GameSpec, LocalPlayer
 
 ROOT = Path(__file__).resolve().parents[1]
 OTHER_RANDOM = str(ROOT / "tests" / "bots" / "other_random_bot.py") + ":OtherRandomBot"
@@ -43,7 +43,7 @@ class ScriptedPlayer:
 
 def test_pairs_share_a_deal_with_a_and_b_swapped_and_the_field_unmoved() -> None:
     player = ScriptedPlayer([True, False])
-    done = compare.run("mine", "theirs", "tussie-mussie", player, players=4, seed=500, max_games=24, batch_pairs=3,
+    done = sequential_comparison.run("mine", "theirs", "tussie-mussie", player, players=4, seed=500, max_games=24, batch_pairs=3,
                        elo0=0, elo1=1)
     specs = [spec for batch in player.batches for spec in batch]
     assert [len(batch) for batch in player.batches] == [6, 6, 6, 6]  # 3 pairs per batch, up to the cap
@@ -55,7 +55,7 @@ def test_pairs_share_a_deal_with_a_and_b_swapped_and_the_field_unmoved() -> None
         assert first.bots[first.a_seat] == second.bots[second.a_seat] == "mine"
         assert first.bots[first.b_seat] == second.bots[second.b_seat] == "theirs"
         field = [s for s in range(4) if s not in (first.a_seat, first.b_seat)]
-        assert all(first.bots[s] == second.bots[s] == compare.FIELD for s in field)
+        assert all(first.bots[s] == second.bots[s] == sequential_comparison.FIELD for s in field)
         seat_pairs.append(frozenset((first.a_seat, first.b_seat)))
         assert first.options == {"honeysuckle": "any_row", "marigold_gap": "close"}  # resolved defaults
     assert set(seat_pairs[:6]) == {frozenset(p) for p in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]}
@@ -66,19 +66,19 @@ def test_pairs_share_a_deal_with_a_and_b_swapped_and_the_field_unmoved() -> None
 
 def test_a_clear_winner_stops_early_and_the_cap_rounds_down_to_pairs() -> None:
     seen = []
-    done = compare.run("a", "b", "tussie-mussie", ScriptedPlayer([True]), seed=1, on_progress=lambda c: seen.append(c.games))
+    done = sequential_comparison.run("a", "b", "tussie-mussie", ScriptedPlayer([True]), seed=1, on_progress=lambda c: seen.append(c.games))
     assert done.verdict == "A" and done.stopped == "sprt" and done.losses == 0
-    assert done.games < compare.DEFAULT_MAX_GAMES and seen[-1] == done.games and seen == sorted(seen)
+    assert done.games < sequential_comparison.DEFAULT_MAX_GAMES and seen[-1] == done.games and seen == sorted(seen)
     figures = done.to_json()
     assert figures["score"] == {"value": 1.0, "low": 1.0, "high": 1.0} and figures["elo"]["value"] is None  # +inf
     assert figures["llr"]["A"] >= figures["bounds"]["upper"]
-    capped = compare.run("a", "b", "tussie-mussie", ScriptedPlayer([True, False, False, True]), seed=1,
+    capped = sequential_comparison.run("a", "b", "tussie-mussie", ScriptedPlayer([True, False, False, True]), seed=1,
                          max_games=9, elo0=0, elo1=1)
     assert capped.games == 8 and capped.stopped == "cap" and capped.verdict == "no difference shown"
 
 
 def test_a_forfeited_seat_loses_whatever_its_autopilot_did() -> None:
-    done = compare.run("a", "b", "tussie-mussie", ScriptedPlayer([True], statuses=["forfeited"]), seed=3)
+    done = sequential_comparison.run("a", "b", "tussie-mussie", ScriptedPlayer([True], statuses=["forfeited"]), seed=3)
     assert done.wins == 0 and done.verdict == "B"
 
 
@@ -88,7 +88,7 @@ def test_bad_settings_are_refused_before_any_game() -> None:
                    {"variant": "nope"}, {"alpha": 0}):
         settings = {"a": "x", "b": "y", **kwargs}
         with pytest.raises(ValueError):
-            compare.run(settings.pop("a"), settings.pop("b"), "tussie-mussie", player, **settings)
+            sequential_comparison.run(settings.pop("a"), settings.pop("b"), "tussie-mussie", player, **settings)
     assert player.batches == []
 
 
@@ -125,7 +125,7 @@ def test_equal_bots_are_never_declared_different(b: str) -> None:
     another random bot drawing from its own stream (equal strength, different games), on real
     in-process matches (random#2 also at three seats, the third holding the greedy field)."""
     for players, seed in ((2, 11), (3, 12)) if b == "random#2" else ((2, 11),):
-        done = compare.run("random", b, "tussie-mussie", LocalPlayer(), players=players, seed=seed, max_games=400)
+        done = sequential_comparison.run("random", b, "tussie-mussie", LocalPlayer(), players=players, seed=seed, max_games=400)
         assert done.verdict == "no difference shown", done.to_json()
         if b == "random#2":
             assert done.pentanomial == [0, 0, done.pairs, 0, 0]

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from arena import compare
-from arena.compare import GameSpec
-from arena.stats import logistic_score
+from arena.competitions import sequential_comparison
+from arena.competitions.sequential_comparison import GameSpec
+from arena.competitions.stats import logistic_score
 
 
 class SimulatedPlayer:
@@ -51,7 +51,7 @@ def verdicts(elo: float, runs: int, seed: int, max_games: int, **settings: Any) 
     rng = random.Random(seed)
     found = Counter()
     for run in range(runs):
-        done = compare.run("a", "b", "tussie-mussie", SimulatedPlayer(elo, rng), seed=rng.randrange(10**9),
+        done = sequential_comparison.run("a", "b", "tussie-mussie", SimulatedPlayer(elo, rng), seed=rng.randrange(10**9),
                            max_games=max_games, **settings)
         found[done.verdict] += 1
     return found
@@ -59,7 +59,7 @@ def verdicts(elo: float, runs: int, seed: int, max_games: int, **settings: Any) 
 
 def test_simulated_pairs_have_the_known_mean_and_cancel_the_deal() -> None:
     player = SimulatedPlayer(30, random.Random(1))
-    done = compare.run("a", "b", "tussie-mussie", player, seed=5, max_games=20000, elo0=0, elo1=1)
+    done = sequential_comparison.run("a", "b", "tussie-mussie", player, seed=5, max_games=20000, elo0=0, elo1=1)
     assert done.estimate().score == pytest.approx(logistic_score(30), abs=0.01)
     # the deal's luck cancels within a pair: fewer split pairs would mean it did not
     assert done.pentanomial[2] > done.pentanomial[0] + done.pentanomial[4]
@@ -80,7 +80,7 @@ def test_false_positive_rate_at_h0_stays_within_alpha(luck: float, draw: float) 
     found = Counter()
     for _ in range(runs):
         player = SimulatedPlayer(0, rng, draw=draw, luck=luck)
-        found[compare.run("a", "b", "tussie-mussie", player, seed=rng.randrange(10**9), max_games=100000).verdict] += 1
+        found[sequential_comparison.run("a", "b", "tussie-mussie", player, seed=rng.randrange(10**9), max_games=100000).verdict] += 1
     assert (found["A"] + found["B"]) / runs <= 0.05, found
     assert found["A"] > 0 and found["B"] > 0  # both sides can err, and do, a little
 

@@ -14,10 +14,10 @@ if not settings.configured:
 from django.contrib.auth.models import User  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
-from arena import comparisons  # noqa: E402
-from arena.compare import LocalPlayer  # noqa: E402
-from arena.comparisons import run_recorded  # noqa: E402
-from arena.house import house_version  # noqa: E402
+from arena.competitions import comparison_requests  # noqa: E402
+from arena.competitions.sequential_comparison import LocalPlayer  # noqa: E402
+from arena.competitions.comparison_requests import run_recorded  # noqa: E402
+from arena.bots.house_entrants import house_version  # noqa: E402
 from arena.models import Bot, BotVersion, Comparison  # noqa: E402
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +45,7 @@ def test_only_the_owner_sees_and_asks_for_comparisons(client, owned, monkeypatch
     client.login(username="ada", password="pw-ada-12345")
     assert "Is one version stronger?" in client.get(reverse("bot", args=[bot.pk])).content.decode()
     queued = []
-    monkeypatch.setattr(comparisons, "enqueue_comparison", queued.append)
+    monkeypatch.setattr(comparison_requests, "enqueue_comparison", queued.append)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("comparison_start", args=[bot.pk]),
                                {"a": greedy.pk, "b": random_.pk, "elo1": "40", "max_games": "400"})
@@ -69,7 +69,7 @@ def test_only_the_owner_sees_and_asks_for_comparisons(client, owned, monkeypatch
 
 def test_a_recorded_comparison_plays_to_its_verdict_and_shows_its_figures(client, owned) -> None:
     owner, bot = owned
-    from arena.comparisons import start_comparison
+    from arena.competitions.comparison_requests import start_comparison
 
     comparison = start_comparison(owner, bot, house_version(GAME, "greedy"), house_version(GAME, "random"))
     assert run_recorded(comparison.pk, player=LocalPlayer()) == Comparison.FINISHED
@@ -92,7 +92,7 @@ def test_a_comparison_plays_its_games_on_the_one_road(owned, monkeypatch) -> Non
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/15")  # the live frames, as on the platform
     owner, bot = owned
     greedy, random_ = house_version(GAME, "greedy"), house_version(GAME, "random")
-    comparison = comparisons.start_comparison(owner, bot, greedy, random_, max_games=4)
+    comparison = comparison_requests.start_comparison(owner, bot, greedy, random_, max_games=4)
     assert run_recorded(comparison.pk) == Comparison.FINISHED
     games = Match.objects.filter(key__startswith=f"compare/{comparison.pk}/")
     assert games.count() == 4 and all(m.status == Match.FINISHED and not m.rated and m.replay_path for m in games)

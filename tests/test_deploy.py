@@ -28,7 +28,7 @@ import pytest
 import redis
 import yaml
 
-from arena.live import frames_key, referee_key
+from arena.road.live_frames import frames_key, referee_key
 from referee_process import ROOT
 from test_arena_e2e import POSTGRES, check_recorded_once, hand_standings, redis_db, wait_for
 
@@ -190,7 +190,7 @@ class Deployment:
 
 
 SETUP = """
-from arena.house import ensure_house_bots
+from arena.bots.house_entrants import ensure_house_bots
 from arena.models import ApiToken, Bot, BotVersion
 from django.contrib.auth.models import User
 ensure_house_bots()
@@ -211,7 +211,7 @@ def deployment(tmp_path):
 def test_compose_runs_two_referees_and_two_workers_and_survives_a_referee_killed(deployment, monkeypatch) -> None:
     d = deployment
     monkeypatch.setenv("REDIS_URL", d.redis_url)
-    from arena.heartbeats import alive_workers
+    from arena.fleet.heartbeats import alive_workers
 
     began = time.monotonic()
 
@@ -234,7 +234,7 @@ def test_compose_runs_two_referees_and_two_workers_and_survives_a_referee_killed
     remote = f"bot-{bot_pk}"
     workers = [d.start(f"worker-{n}", "worker", {}, PARLOUR_WORKER_REFEREE=rid) for n, rid in enumerate(referee_ids, 1)]
     # beat starts once both workers beat, so the remote bot's first ladder match finds its
-    # referee's queue served (before, arena.routing would send it to the default queue)
+    # referee's queue served (before, arena.fleet.routing would send it to the default queue)
     wait_for(lambda: {q for w in alive_workers().values() for q in w.get("queues", [])} >=
              {"referee.referee-1", "referee.referee-2"}, 30, "both workers' heartbeats", 0.2)
     phase("workers beating")

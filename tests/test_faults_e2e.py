@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.broker import answers, redis_server_command
+from arena.fleet.broker import answers, redis_server_command
 from referee_process import ROOT
 from test_arena_e2e import Platform, check_recorded_once, database_rows, hand_standings, register_bot, wait_for
 
@@ -201,7 +201,7 @@ def sandbox_cgroups() -> set[Path]:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the full sandbox needs root (docs/security.md)")
 def test_the_sandboxes_of_a_killed_worker_are_reaped_when_a_worker_starts(platform, tmp_path) -> None:
-    from arena import sandbox_reaper
+    from arena.bots import sandbox_reaper
 
     p = platform()
     upload = tmp_path / "upload"

@@ -32,7 +32,7 @@ def fleet(tmp_path, monkeypatch):
         folder.mkdir()
         referees.append(RefereeProcess(folder, extra_env={"REDIS_URL": url, "PARLOUR_PRESENCE_TTL": str(TTL),
                                                           "PARLOUR_TOKEN_RECHECK": "0.5"},
-                                       extra_args=["--id", name, "--presence", "arena.presence:PresenceBoard"],
+                                       extra_args=["--id", name, "--presence", "arena.fleet.presence_board:PresenceBoard"],
                                        operator=operator))
     yield referees
     for referee in referees:
@@ -79,7 +79,7 @@ def test_a_service_name_for_the_fleet_creates_on_each_referee_in_turn(fleet) -> 
 
 
 def _address_known(address: str) -> bool:
-    from arena.presence import live_referees
+    from arena.fleet.presence_board import live_referees
 
     return any(info["address"] == address for info in live_referees().values())
 
@@ -93,7 +93,7 @@ def serve_remote(address: str, token: str) -> subprocess.Popen:
 
 
 def test_one_presence_per_remote_bot_that_moves_with_it_and_dies_with_its_referee(fleet) -> None:
-    from arena.presence import present_bots
+    from arena.fleet.presence_board import present_bots
 
     first, second = fleet
     token = secrets.token_urlsafe(16)

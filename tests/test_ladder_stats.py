@@ -17,11 +17,11 @@ if not settings.configured:
 
 from django.urls import reverse  # noqa: E402
 
-from arena.house import house_version  # noqa: E402
-from arena.ladder import ladder_rankings, refit_ladder, standard_ladder  # noqa: E402
+from arena.bots.house_entrants import house_version  # noqa: E402
+from arena.competitions.ladder import ladder_rankings, refit_ladder, standard_ladder  # noqa: E402
 from arena.models import Match, MatchSeat, Rating  # noqa: E402
-from arena.ratings import rate_match  # noqa: E402
-from arena.stats import logistic_score  # noqa: E402
+from arena.competitions.ratings import rate_match  # noqa: E402
+from arena.competitions.stats import logistic_score  # noqa: E402
 
 pytestmark = pytest.mark.django_db
 GAME = "tussie-mussie"

@@ -16,9 +16,11 @@ import pytest
 import redis
 from django.utils import timezone
 
-from arena import heartbeats, lifecycle, reconcile, sandbox_reaper, timing
+from arena.bots import sandbox_reaper
+from arena.fleet import heartbeats, reconcile
+from arena.road import lifecycle, time_limits
 from arena.models import Match, Tournament
-from arena.tournaments import create_tournament, progress_note, start_tournament
+from arena.competitions.tournaments import create_tournament, progress_note, start_tournament
 from test_arena_e2e import redis_db
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +71,7 @@ def test_only_the_attempt_holding_a_match_hands_it_back() -> None:
 
 @pytest.mark.django_db
 def test_at_the_cap_a_match_is_aborted_unplayed_with_its_reason_and_the_swiss_halts(monkeypatch) -> None:
-    from arena.aftermath import after_match
+    from arena.road.lifecycle import after_match
 
     monkeypatch.setattr(lifecycle, "FAILURE_CAP", 3)
     tournament = swiss()
@@ -96,8 +98,7 @@ def test_at_the_cap_a_match_is_aborted_unplayed_with_its_reason_and_the_swiss_ha
 
 @pytest.mark.django_db
 def test_the_referees_own_verdict_is_a_result_not_an_unplayed_match() -> None:
-    from arena.recording import record
-    from arena.runner import PlayedMatch
+    from arena.road.lifecycle import PlayedMatch, record
     from referee.client import MatchOutcome
 
     match = swiss().matches.order_by("pk").first()
@@ -111,15 +112,15 @@ def test_the_time_limits_follow_the_longest_possible_match() -> None:
     from referee.games import GAMES
     from referee.settings import DEFAULT_DECISION_CAP, DEFAULT_JOIN_TIMEOUT
 
-    assert (timing.DECISION_CAP, timing.JOIN_TIMEOUT) == (DEFAULT_DECISION_CAP, DEFAULT_JOIN_TIMEOUT)
-    assert timing.LARGEST_TABLE >= max(max(g.variant(None).player_counts) for g in GAMES.values())
-    longest = timing.longest_match({}, timing.LARGEST_TABLE)
+    assert (time_limits.DECISION_CAP, time_limits.JOIN_TIMEOUT) == (DEFAULT_DECISION_CAP, DEFAULT_JOIN_TIMEOUT)
+    assert time_limits.LARGEST_TABLE >= max(max(g.variant(None).player_counts) for g in GAMES.values())
+    longest = time_limits.longest_match({}, time_limits.LARGEST_TABLE)
     assert longest == DEFAULT_DECISION_CAP * 1.0 + 6 * 10.0 + DEFAULT_JOIN_TIMEOUT
-    assert timing.visibility_timeout() > longest  # never redelivered while it may still be playing
-    assert timing.match_time_limit({"move_limit": 0.1, "bank": 1.0}, 2) < timing.match_time_limit({}, 2)
-    from arena.celery import app
+    assert time_limits.visibility_timeout() > longest  # never redelivered while it may still be playing
+    assert time_limits.match_time_limit({"move_limit": 0.1, "bank": 1.0}, 2) < time_limits.match_time_limit({}, 2)
+    from arena.fleet.celery_app import app
 
-    assert app.conf.broker_transport_options["visibility_timeout"] == timing.visibility_timeout()
+    assert app.conf.broker_transport_options["visibility_timeout"] == time_limits.visibility_timeout()
 
 
 @pytest.fixture
@@ -146,7 +147,7 @@ def test_the_reconciler_hands_back_a_dead_workers_match_and_requeues_a_lost_one(
     Match.objects.filter(pk__in=[first.pk, second.pk]).update(started=long_ago)
     Match.objects.filter(pk__in=[third.pk, fourth.pk]).update(due=long_ago)
     # the fourth's task waits in the queue; the third's was lost
-    from arena.celery import app
+    from arena.fleet.celery_app import app
 
     with app.connection_for_write(os.environ["REDIS_URL"]) as conn:
         app.send_task("arena.tasks.run_match", args=[fourth.pk], connection=conn)
@@ -161,7 +162,7 @@ def test_the_reconciler_hands_back_a_dead_workers_match_and_requeues_a_lost_one(
 
 @pytest.mark.django_db
 def test_a_round_recorded_by_a_worker_that_died_before_pairing_the_next_is_moved_on(own_redis, monkeypatch) -> None:
-    monkeypatch.setattr("arena.tournaments.enqueue_matches", lambda ids: None)
+    monkeypatch.setattr("arena.competitions.tournaments.enqueue_matches", lambda ids: None)
     tournament = swiss()
     for match in tournament.matches.all():  # recorded, but after_match never ran
         Match.objects.filter(pk=match.pk).update(status=Match.FINISHED)
@@ -174,7 +175,7 @@ def test_a_round_recorded_by_a_worker_that_died_before_pairing_the_next_is_moved
 OWNER = """
 import sys, time
 from sandbox import Sandbox
-from arena import sandbox_reaper
+from arena.bots import sandbox_reaper
 
 LINGER = "import os, time\\nif os.fork() == 0:\\n    os.setsid()\\ntime.sleep(600)"
 sandbox = Sandbox(None, None, command=[sys.executable, "-c", LINGER])

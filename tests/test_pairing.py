@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.pairing import (Bye, PlayedTable, deal_seeds, duplicate_bye_points, duplicate_round, rotate, standings,
+from arena.competitions.pairing import (Bye, PlayedTable, deal_seeds, duplicate_bye_points, duplicate_round, rotate, standings,
                            table_points, table_sizes)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -181,7 +181,7 @@ def test_table_sizes_seat_everyone_they_can(n: int, sizes: set[int]) -> None:
 
 DETERMINISM_SCRIPT = """
 import json, random
-from arena.pairing import PlayedTable, round_robin, swiss_round
+from arena.competitions.pairing import PlayedTable, round_robin, swiss_round
 out = []
 for n, k, limit in [(11, 2, 64), (150, 2, 16), (40, 4, 64)]:
     rng = random.Random(n)
@@ -220,7 +220,7 @@ def test_the_same_input_gives_the_same_output_in_any_process() -> None:
 def test_a_duplicate_swiss_end_to_end() -> None:
     """Swiss groups, every group playing every deal in all rotations; standings per deal; a bye
     worth what it missed on average."""
-    from arena.pairing import swiss_round
+    from arena.competitions.pairing import swiss_round
 
     entrants = ["a", "b", "c", "d", "e"]
     tables: list[PlayedTable] = []

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.pairing import PairingError, equitable_seats, round_robin
+from arena.competitions.pairing import PairingError, equitable_seats, round_robin
 
 
 def names(n: int) -> list[str]:

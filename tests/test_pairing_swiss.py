@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.pairing import Bye, PairingError, PlayedTable, build_history, swiss_round
+from arena.competitions.pairing import Bye, PairingError, PlayedTable, build_history, swiss_round
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

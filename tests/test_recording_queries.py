@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from arena import attempt, editions, lifecycle
+from arena.competitions import ladder_editions
+from arena.road import lifecycle
 from arena.models import Match, Rating, RatingHistory
-from arena.runner import PlayedMatch
-from arena.tournaments import create_tournament, start_tournament
+from arena.road.lifecycle import PlayedMatch
+from arena.competitions.tournaments import create_tournament, start_tournament
 from referee.client import MatchOutcome, SeatOutcome
 
 pytestmark = pytest.mark.django_db
@@ -33,15 +34,15 @@ def finished(ranks: list[int]) -> PlayedMatch:
 def played(monkeypatch):
     """The worker's road with the referee's part replaced by a result (the attempt reads the seat
     plan as it does on the platform, then play() returns the outcome given)."""
-    monkeypatch.setattr("arena.tournaments.enqueue_matches", lambda ids: None)
-    monkeypatch.setattr("arena.aftermath.live.recorded", lambda match_id, status: None)  # Redis: not the database's
+    monkeypatch.setattr("arena.competitions.tournaments.enqueue_matches", lambda ids: None)
+    monkeypatch.setattr("arena.road.lifecycle.live_frames.recorded", lambda match_id, status: None)  # Redis: not the database's
     outcomes: list[PlayedMatch] = []
 
     def play(match: Match, plan: list) -> PlayedMatch:
         assert [p.seat for p in plan] == [0, 1]
         return outcomes.pop(0)
 
-    monkeypatch.setattr(attempt, "play", play)
+    monkeypatch.setattr(lifecycle, "play", play)
     return outcomes
 
 
@@ -57,9 +58,9 @@ def record_first_round(outcomes: list[PlayedMatch], matches: list[Match]) -> lis
     """Record the first round (every entrant rated once, its rating created); the matches left."""
     first_round = [m for m in matches if m.round.number == 1]
     outcomes += [finished([1, 2]) for _ in first_round]
-    assert [attempt.play_once(m.pk, "w@host/1") for m in first_round] == ["recorded"] * len(first_round)
+    assert [lifecycle.play_once(m.pk, "w@host/1") for m in first_round] == ["recorded"] * len(first_round)
     assert Rating.objects.filter(games=1).count() == 4
-    editions.current("tussie-mussie")  # the game's edition row, as the ladder pages' first read made it
+    ladder_editions.current("tussie-mussie")  # the game's edition row, as the ladder pages' first read made it
     return [m for m in matches if m not in first_round]
 
 
@@ -69,7 +70,7 @@ def test_recording_a_tournament_match_takes_a_fixed_number_of_queries(played, dj
     played.append(finished([2, 1]))
     with django_assert_max_num_queries(TOURNAMENT_MATCH_QUERIES):
         with django_capture_on_commit_callbacks(execute=True) as callbacks:  # the edition's renewal counted
-            assert attempt.play_once(match.pk, "w@host/1") == "recorded"
+            assert lifecycle.play_once(match.pk, "w@host/1") == "recorded"
     assert len(callbacks) == 1
     match.refresh_from_db()
     assert match.status == Match.FINISHED and [s.rank for s in match.seats.all()] == [2, 1]
@@ -78,7 +79,7 @@ def test_recording_a_tournament_match_takes_a_fixed_number_of_queries(played, dj
     assert ratings[1].wins - ratings[0].wins in (1, 2)  # seat 1 won this one
     assert all(r.conservative == pytest.approx(r.mu - 3 * r.sigma) for r in ratings)
     assert {h.rating_id: h.mu for h in RatingHistory.objects.filter(match=match)} == {r.pk: r.mu for r in ratings}
-    assert attempt.play_once(match.pk, "w@host/1") == "not scheduled"  # recorded once
+    assert lifecycle.play_once(match.pk, "w@host/1") == "not scheduled"  # recorded once
 
 
 def test_recording_a_ladder_match_takes_a_fixed_number_of_queries(played, django_assert_max_num_queries,
@@ -89,7 +90,7 @@ def test_recording_a_ladder_match_takes_a_fixed_number_of_queries(played, django
     played.append(finished([1, 2]))
     with django_assert_max_num_queries(LADDER_MATCH_QUERIES):
         with django_capture_on_commit_callbacks(execute=True):
-            assert attempt.play_once(match.pk, "w@host/1") == "recorded"
+            assert lifecycle.play_once(match.pk, "w@host/1") == "recorded"
     assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1, 2, 2]
 
 

@@ -1,5 +1,5 @@
-"""arena.stats against worked numbers: Wald's bounds, fishtest's GSPRT (checked against an independent
-constrained optimisation, Wald's closed form and fishtest's normal approximation), the paired score
+"""arena.competitions.stats against worked numbers: Wald's bounds, fishtest's GSPRT (checked against
+an independent constrained optimisation, Wald's closed form and fishtest's normal approximation), the paired score
 and Elo intervals worked by hand, forfeit-last ranks, and the batch Plackett–Luce fit on bots of
 known strength."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.stats import (DuplicateSprt, constrained_mle, forfeit_last, head_to_head, llr, logistic_elo,
+from arena.competitions.stats import (DuplicateSprt, constrained_mle, forfeit_last, head_to_head, llr, logistic_elo,
                          logistic_score, paired_estimate, pentanomial_llr, sprt_bounds)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,7 +159,7 @@ def test_batch_fit_recovers_known_strengths() -> None:
     the logistic model, and 1000 three-seat games from Plackett–Luce; the fit's intervals cover the
     truth and are narrower than 40 points."""
     pytest.importorskip("choix")
-    from arena.stats.batch import fit_plackett_luce
+    from arena.competitions.stats.batch import fit_plackett_luce
 
     rng = random.Random(1)  # over 60 seeds the intervals covered the truth 97 % of the time
     elo = {"weak": 0.0, "middle": 100.0, "strong": 200.0}
@@ -185,7 +185,7 @@ def test_batch_fit_recovers_known_strengths() -> None:
 
 def test_batch_fit_keeps_an_unbeaten_bot_finite_and_ties_symmetric() -> None:
     pytest.importorskip("choix")
-    from arena.stats.batch import fit_plackett_luce
+    from arena.competitions.stats.batch import fit_plackett_luce
 
     fit = fit_plackett_luce([{"a": 1, "b": 2}] * 20)
     assert math.isfinite(fit["a"].elo) and fit["a"].elo > fit["b"].elo and math.isfinite(fit["a"].high)

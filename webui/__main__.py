@@ -3,7 +3,7 @@ the database; ``python -m webui check VERSION_ID`` schedules an upload's check m
 
 ``serve`` migrates, collects the static files (gzipped too) into ``PARLOUR_HOME/static``, then
 becomes gunicorn serving ``parlour_site.wsgi`` (threaded workers: a live match's viewers
-wait in long polls, webui/replays.py); WhiteNoise serves the static files from there.
+wait in long polls, webui/views/matches.py); WhiteNoise serves the static files from there.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         call_command("migrate")
         return 0
     if args.command == "check":
-        from arena.checks import start_check
+        from arena.bots.uploads import start_check
         from arena.models import BotVersion
 
         version = BotVersion.objects.select_related("bot").get(pk=args.version_id)
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{version}: check match {match.pk} scheduled")
         return 0
     call_command("migrate", verbosity=0)
-    from arena.checks import sandbox_support
+    from arena.bots.uploads import sandbox_support
 
     print(sandbox_support()[1], file=sys.stderr, flush=True)  # whether uploads are open, and why
     call_command("collectstatic", interactive=False, verbosity=0)

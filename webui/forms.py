@@ -1,4 +1,4 @@
-"""Forms: sign-up, bot upload (a .py file or a .zip), remote bots."""
+"""Forms: sign-up, bot upload (a .py file or a .zip), remote bots, challenges."""
 from __future__ import annotations
 
 import ast
@@ -14,6 +14,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 
+from arena.competitions.challenges import opponents, variants
 from arena.games import game_choices
 
 ZIP_TOTAL_LIMIT = 2 * 1024 * 1024
@@ -167,3 +168,16 @@ class UploadForm(forms.Form):
         self.package = bot_package(upload.name, data)
         self.raw = data
         return upload
+
+
+class ChallengeForm(forms.Form):
+    """A challenge from a bot's page: a variant of its game and the opponents (arena.competitions.challenges)."""
+
+    variant = forms.ChoiceField(label="Variant")
+    opponents = forms.MultipleChoiceField(label="Opponents", widget=forms.SelectMultiple(attrs={"size": 6}))
+
+    def __init__(self, user, bot, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["variant"].choices = [(name, f"{name} ({', '.join(map(str, counts))} players)")
+                                          for name, counts in variants(bot.game)]
+        self.fields["opponents"].choices = [(o.key, o.label) for o in opponents(user, bot)]

@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 from pytest_django.asserts import assertContains
 
-from arena.house import house_version
-from arena.ladder import standard_ladder
+from arena.bots.house_entrants import house_version
+from arena.competitions.ladder import standard_ladder
 from arena.models import Bot, Rating
 
 from .site_data import bot, match, user

@@ -14,8 +14,7 @@ from django.utils import timezone
 from pytest_django.asserts import assertContains, assertNotContains
 
 from arena.models import ApiToken, Bot, BotVersion, Match, MatchSeat, Rating
-from arena.recording import record
-from arena.runner import PlayedMatch
+from arena.road.lifecycle import PlayedMatch, record
 from referee.client import MatchOutcome, SeatOutcome
 
 from .site_data import bot, match, user
@@ -117,7 +116,7 @@ def test_the_owner_downloads_the_code_uploaded(client, settings, tmp_path) -> No
 
 
 def test_rejected_uploads_do_not_count_and_the_limit_says_when_it_resets(client, settings) -> None:
-    from webui.author import upload_quota
+    from webui.views.uploads import upload_quota
 
     settings.PARLOUR_UPLOADS_PER_HOUR = 2
     owner = user("ada")
@@ -131,7 +130,7 @@ def test_rejected_uploads_do_not_count_and_the_limit_says_when_it_resets(client,
     resets = timezone.localtime(an_hour_ago + timedelta(hours=1)).strftime("%H:%M")
     assert text == f"at most 2 uploads per hour: the next one is allowed at {resets} (in 10 min)"
     client.force_login(owner)
-    with mock.patch("webui.views.uploads_allowed", return_value=True):
+    with mock.patch("webui.views.uploads.uploads_allowed", return_value=True):
         assertContains(client.get(reverse("upload")), f"allowed at {resets}")
 
 
@@ -146,7 +145,7 @@ def test_a_challenge_is_an_unrated_match_played_at_once(client, settings, django
     assertContains(page, f'value="version:{other.versions.get().pk}"')
     assertNotContains(page, f'value="version:{remote.versions.get().pk}"')  # may not be connected
     url = reverse("challenge", args=[mine.pk])
-    with mock.patch("arena.challenges.enqueue_matches") as enqueue:
+    with mock.patch("arena.competitions.challenges.enqueue_matches") as enqueue:
         with django_capture_on_commit_callbacks(execute=True):
             response = client.post(url, {"variant": "standard", "opponents": [f"version:{other.versions.get().pk}"]})
         challenge = Match.objects.get(key__startswith=f"challenge/{owner.pk}/")
@@ -165,8 +164,8 @@ def test_a_challenge_is_an_unrated_match_played_at_once(client, settings, django
 
 
 def test_a_revoked_or_deleted_bots_token_no_longer_verifies(client) -> None:
-    """What the referee asks again every few seconds of a connected remote bot (arena.tokens)."""
-    from arena.tokens import verify
+    """What the referee asks again every few seconds of a connected remote bot (arena.fleet.token_verifier)."""
+    from arena.fleet.token_verifier import verify
 
     owner = user("ada")
     client.force_login(owner)

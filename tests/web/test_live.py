@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 from django.urls import reverse
 
-from arena import live
+from arena.road import live_frames
 from arena.models import Match
 
 from .site_data import bot, match, user
@@ -91,8 +91,8 @@ def test_the_viewer_gets_a_replay_in_two_parts_the_seats_views_apart(client, pla
     assert now["public"] == players.replay["public"][:3] and "seat_views" not in now and now["header"]["live"]
 
 
-def publish(match_id: int, frames: list[dict], redis_client) -> live.LiveMatch:
-    feed = live.LiveMatch(match_id, redis_client)
+def publish(match_id: int, frames: list[dict], redis_client) -> live_frames.LiveMatch:
+    feed = live_frames.LiveMatch(match_id, redis_client)
     feed.add(0, [json.dumps(f) for f in frames])
     return feed
 
@@ -123,7 +123,7 @@ def test_a_running_match_is_followed_frame_by_frame(client, players, redis_clien
 
     # the end: announced (the worker records the match, then says so): the waiting poll returns at once
     settings.PARLOUR_LIVE_WAIT = 3.0
-    ending = threading.Timer(0.3, lambda: live.recorded(running.pk, Match.FINISHED, redis_client))
+    ending = threading.Timer(0.3, lambda: live_frames.recorded(running.pk, Match.FINISHED, redis_client))
     started = time.monotonic()
     ending.start()
     assert client.get(url, {"from": 9}).json()["frames"] == []

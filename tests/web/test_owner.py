@@ -102,7 +102,7 @@ def test_api_token_shown_once_stored_hashed_and_revocable(client, owned) -> None
     client.post(reverse("token_revoke", args=[owned.remote.pk, stored.pk]))
     stored.refresh_from_db()
     assert stored.revoked is not None
-    from arena.tokens import verify
+    from arena.fleet.token_verifier import verify
 
     assert verify(token) is None
     # tokens are for remote bots only; a token of another bot cannot be revoked through this one
@@ -172,6 +172,32 @@ def test_finished_match_gives_everything_but_logs_only_to_their_owners(client, p
     assert {e["seat"] for e in alice} == {0}
     assert {e["seat"] for e in replay_as(client, done, players.bob)["bot_logs"]} == {1}
     assert replay_as(client, done, players.staff)["bot_logs"] == players.replay["bot_logs"]
+
+
+def test_a_sandboxs_verdict_is_a_log_line_of_its_seat_for_its_owner_and_staff_on_every_road(client, players) -> None:
+    """One rule however the replay goes out (whole, or in the viewer's two parts): a sandbox's
+    verdict on a faulted bot (kept in the match's result) is that seat's log line."""
+    done = match([players.a, players.b], ranks=[1, 2], scores=[3, 1], replay=players.path)
+    verdict = "the sandbox stopped it: memory limit (64 MiB)"
+    Match.objects.filter(pk=done.pk).update(result={"scores": [3, 1], "ranks": [1, 2],
+                                                    "sandbox_logs": [{"seat": 1, "line": verdict}]})
+    stored = players.replay["bot_logs"]
+
+    def lines(who, part: str = "") -> list:
+        if who:
+            client.force_login(who)
+        else:
+            client.logout()
+        url = reverse("replay_json", args=[done.pk]) + (f"?part={part}" if part else "")
+        return json.loads(gzip.decompress(client.get(url, HTTP_ACCEPT_ENCODING="gzip").content))["bot_logs"]
+
+    for part in ("", "spectator"):
+        assert lines(None, part) == [] and lines(players.eve, part) == []
+        staff = lines(players.staff, part)
+        assert staff[:len(stored)] == stored and [e["line"] for e in staff[len(stored):]] == [verdict]
+        bob = lines(players.bob, part)
+        assert {e["seat"] for e in bob} == {1} and bob[-1]["line"] == verdict
+        assert verdict not in [e["line"] for e in lines(players.alice, part)]
 
 
 def test_download_is_the_same_gzipped_as_an_attachment(client, players) -> None:

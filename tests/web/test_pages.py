@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from pytest_django.asserts import assertContains, assertNotContains, assertRedirects
 
-from arena.ladder import standard_ladder
+from arena.competitions.ladder import standard_ladder
 from arena.models import Bot, Entry, Match, MatchSeat, Rating, RatingHistory, Round, Tournament
 
 from .site_data import SCRIPT, bot, match, user
@@ -171,9 +171,8 @@ def ladder_cells(client, key: str) -> dict[str, list[str]]:
 
 
 def test_a_cached_ladder_page_follows_every_change_it_shows(client, django_capture_on_commit_callbacks) -> None:
-    from arena.ladder import refit_ladder
-    from arena.recording import record
-    from arena.runner import PlayedMatch
+    from arena.competitions.ladder import refit_ladder
+    from arena.road.lifecycle import PlayedMatch, record
     from referee.client import MatchOutcome, SeatOutcome
 
     owner = user("ada")

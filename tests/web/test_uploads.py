@@ -18,10 +18,10 @@ from django.urls import reverse
 from django.utils import timezone
 from pytest_django.asserts import assertContains, assertNotContains, assertRedirects
 
-from arena import heartbeats
-from arena.checks import sandbox_support
+from arena.fleet import heartbeats
+from arena.bots.uploads import sandbox_support
 from arena.models import Bot, BotVersion, Match
-from arena.tasks import run_match
+from arena.fleet.tasks import run_match
 from sandbox import Support
 
 from .site_data import bot, user

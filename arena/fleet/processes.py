@@ -1,0 +1,86 @@
+"""The platform's processes on one machine: a Celery worker or beat, and — with no ``REDIS_URL`` —
+a private Redis, a referee and a worker for as long as a command runs (``tournament run``,
+``ladder run``, ``demo``), supervised: they die with the command, even killed (arena.fleet.supervise)."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from ..bots.cores import usable_cores
+from .supervise import Supervisor
+
+
+def worker_concurrency() -> int:
+    """Matches a worker plays at once (its pool processes, ~46 MB and a database connection
+    each): ``PARLOUR_WORKERS``, default four per core it may use. A match mostly waits (for the
+    referee, its bots, the database), so more matches than cores keep the cores busy: on 2 cores,
+    with the instant house bots, 4 at once played ~1.2x the matches of 2, 8 ~1.35x
+    (``bench/arena.py --concurrency``). Matches whose bots think on this machine (uploads, mcts)
+    still play one per core at most: they wait for one of the worker's cores (arena.bots.cores)."""
+    return int(os.environ.get("PARLOUR_WORKERS") or 4 * usable_cores())
+
+
+def celery_process(kind: str) -> int:
+    from .celery_app import app
+
+    if kind == "worker":
+        from sandbox import support
+
+        print(support().describe(), file=sys.stderr, flush=True)  # how uploaded bots will run here
+        # a node name of its own per worker process: the heartbeats and the matches it holds name it
+        from .queues import worker_queues
+
+        from referee.gc_pace import set_pace
+
+        set_pace()  # inherited by its pool processes: a match's recording allocates by the thousand
+        # the default queue, and the queue of the referee this worker was started for (arena.fleet.routing)
+        app.worker_main(["worker", "--loglevel=INFO", "--concurrency", str(worker_concurrency()),
+                         "--hostname", f"w{os.getpid()}@{socket.gethostname()}", "--queues", ",".join(worker_queues())])
+    else:
+        app.start(["beat", "--loglevel=INFO", "--schedule", str(Path(os.environ.get("PARLOUR_HOME", "/tmp")) /
+                                                              "celerybeat-schedule")])
+    return 0
+
+
+@contextmanager
+def platform_processes() -> Iterator[Supervisor]:
+    """With no REDIS_URL: a private Redis, a referee and a worker for the duration. Yields the
+    supervisor, for more children that must die with this process (the demo's beat and web)."""
+    supervisor = Supervisor()
+    if os.environ.get("REDIS_URL"):
+        try:
+            yield supervisor
+        finally:
+            supervisor.close()
+        return
+    from django.conf import settings
+
+    from referee.client import LocalReferee
+
+    from .broker import ensure_broker
+
+    broker = referee = None
+    try:
+        broker = ensure_broker(Path(settings.PARLOUR_HOME), supervisor)
+        referee = LocalReferee(["--token-verifier", "arena.fleet.token_verifier:verify",
+                                "--presence", "arena.fleet.presence_board:PresenceBoard"])  # exits with this process
+        supervisor.watch(referee.process.pid)
+        shared = dict(REFEREE_ADDRESS=referee.address, PARLOUR_REFEREE_SOCKET=referee.unix_path,
+                      PARLOUR_OPERATOR_TOKEN=referee.token)
+        os.environ.update(shared)
+        supervisor.start([sys.executable, "-m", "arena", "worker"], env=dict(os.environ),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        yield supervisor
+    finally:
+        supervisor.stop_after(broker.process if broker else None)  # the worker and the caller's, first
+        if referee is not None:
+            referee.close()
+        if broker is not None:
+            broker.close()
+        supervisor.close()
+        os.environ.pop("REDIS_URL", None)

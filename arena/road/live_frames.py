@@ -1,0 +1,159 @@
+"""Live matches in Redis: where any web process reads a running match without speaking gRPC.
+
+For each match being played, the runner appends the public replay frames as the referee streams
+them (``{"k": view}`` keyframes and ``{"d": delta}`` deltas, exactly the replay's ``public`` list)
+to a capped list, and announces each batch on a channel:
+
+- ``parlour:live:<match id>:frames`` — a list of JSON frames, frame i is step i (while the list
+  holds fewer than ``FRAME_CAP``; past that the oldest are trimmed and ``:first`` says which step
+  the list starts at);
+- ``parlour:live:<match id>`` — a pub/sub channel: ``{"first": step, "count": n}`` per batch, then
+  ``{"end": status}``;
+- ``parlour:live`` — a set of the matches being played now;
+- ``parlour:live:<match id>:referee`` — the id of the referee of the fleet that holds it.
+
+Once the match is recorded (its replay on disk), the keys expire after ``EXPIRE_AFTER_STORED``
+seconds: long enough for a page that was following it to switch to the stored replay.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from typing import Any
+
+import redis
+
+from ..fleet.broker import connection
+
+FRAME_CAP = int(os.environ.get("PARLOUR_LIVE_FRAME_CAP", 20_000))
+# seconds a recorded match's frames stay (a viewer that was following switches to the replay)
+EXPIRE_AFTER_STORED = int(os.environ.get("PARLOUR_LIVE_KEEP_SECONDS", 120))
+EXPIRE_RUNNING = 6 * 3600  # a safety net: a worker that died mid-match leaves nothing for ever
+PLAYING = "parlour:live"
+log = logging.getLogger("parlour.arena")
+
+
+def frames_key(match_id: int) -> str:
+    return f"parlour:live:{match_id}:frames"
+
+
+def first_key(match_id: int) -> str:
+    return f"parlour:live:{match_id}:first"
+
+
+def referee_key(match_id: int) -> str:
+    return f"parlour:live:{match_id}:referee"
+
+
+def channel(match_id: int) -> str:
+    return f"parlour:live:{match_id}"
+
+
+class LiveMatch:
+    """The runner's side: publish one match's frames as they come. Live frames are for watching:
+    when Redis cannot take them the match is played and recorded all the same (a warning)."""
+
+    def __init__(self, match_id: int, client: redis.Redis | None = None, referee_id: str = "") -> None:
+        """``referee_id``: the referee of the fleet that plays the match, said in the same round trip
+        (for operators, ``held_by``: what a dead referee took with it)."""
+        self.match_id = match_id
+        self.working = True
+        try:
+            self.redis = client or connection()
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.delete(frames_key(match_id), first_key(match_id))  # a replayed task starts afresh
+            pipe.sadd(PLAYING, match_id)
+            if referee_id:
+                pipe.set(referee_key(match_id), referee_id, ex=EXPIRE_RUNNING)
+            pipe.execute()
+        except (redis.RedisError, ValueError) as exc:
+            self.failed(exc)
+
+    def failed(self, exc: Exception) -> None:
+        log.warning("match %s: no live frames (Redis: %s)", self.match_id, exc)
+        self.working = False
+
+    def add(self, first_step: int, frames: list[str]) -> None:
+        if not self.working:
+            return
+        try:
+            self._add(first_step, frames)
+        except redis.RedisError as exc:
+            self.failed(exc)
+
+    def _add(self, first_step: int, frames: list[str]) -> None:
+        key = frames_key(self.match_id)
+        pipe = self.redis.pipeline(transaction=False)  # one round trip, no MULTI/EXEC
+        pipe.rpush(key, *frames)
+        end = first_step + len(frames)
+        if end > FRAME_CAP:
+            pipe.ltrim(key, -FRAME_CAP, -1)
+            pipe.set(first_key(self.match_id), end - FRAME_CAP)
+        pipe.expire(key, EXPIRE_RUNNING)
+        pipe.publish(channel(self.match_id), json.dumps({"first": first_step, "count": len(frames)}))
+        pipe.execute()
+
+
+def recorded(match_id: int, status: str, client: redis.Redis | None = None) -> None:
+    """The match is recorded (its replay stored): announce it, and let its frames expire soon."""
+    pipe = (client or connection()).pipeline(transaction=False)
+    pipe.publish(channel(match_id), json.dumps({"end": status}))
+    pipe.expire(frames_key(match_id), EXPIRE_AFTER_STORED)
+    pipe.expire(first_key(match_id), EXPIRE_AFTER_STORED)
+    pipe.delete(referee_key(match_id))
+    pipe.srem(PLAYING, match_id)
+    pipe.execute()
+
+
+def live_frames(match_id: int, start: int = 0, client: redis.Redis | None = None) -> tuple[int, list[Any]]:
+    """The frames of a running match from step ``start`` on (or from the oldest kept one):
+    (the step of the first frame returned, the frames)."""
+    r = client or connection()
+    first = int(r.get(first_key(match_id)) or 0)
+    offset = max(0, start - first)
+    raw = r.lrange(frames_key(match_id), offset, -1)
+    return first + offset, [json.loads(frame) for frame in raw]
+
+
+def held_by(match_ids: list[int], client: redis.Redis | None = None) -> dict[int, str]:
+    """The referees playing these matches now (those known)."""
+    if not match_ids:
+        return {}
+    found = (client or connection()).mget([referee_key(m) for m in match_ids])
+    return {m: r.decode() for m, r in zip(match_ids, found) if r}
+
+
+def playing_now(client: redis.Redis | None = None) -> set[int]:
+    """The ids of the matches whose frames are being published now."""
+    r = client or connection()
+    return {int(m) for m in r.smembers(PLAYING)}
+
+
+def wait_for_frames(match_id: int, start: int, timeout: float,
+                    client: redis.Redis | None = None) -> tuple[int, list[Any], bool]:
+    """Long polling's wait: the frames from step ``start`` on as soon as there are any, waiting at
+    most ``timeout`` seconds for the next batch; (the step of the first frame, the frames, whether
+    the match's end was announced meanwhile). Subscribing before reading loses no batch."""
+    r = client or connection()
+    listener = r.pubsub(ignore_subscribe_messages=True)
+    try:
+        listener.subscribe(channel(match_id))
+        first, frames = live_frames(match_id, start, r)
+        deadline = time.monotonic() + timeout
+        while not frames:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return first, frames, False
+            message = listener.get_message(timeout=left)
+            if message is None or message.get("type") != "message":
+                continue
+            news = json.loads(message["data"])
+            if "end" in news:
+                first, frames = live_frames(match_id, start, r)
+                return first, frames, True
+            first, frames = live_frames(match_id, start, r)
+        return first, frames, False
+    finally:
+        listener.close()

@@ -1,0 +1,18 @@
+"""The home page: the games, the tournaments under way, the matches being played and the latest."""
+from __future__ import annotations
+
+from django.shortcuts import render
+
+from arena.games import game_choices
+from arena.models import Match, Tournament
+
+from .common import REFRESH_SECONDS, match_rows, playing_now, seats_prefetch
+
+
+def home(request):
+    current = Tournament.objects.filter(status__in=[Tournament.CREATED, Tournament.RUNNING]).order_by("-created")[:10]
+    recent = seats_prefetch(Match.objects.filter(status=Match.FINISHED).order_by("-finished"))[:10]
+    return render(request, "webui/home.html", {
+        "games": game_choices(), "tournaments": current, "recent": match_rows(recent),
+        "playing": match_rows(playing_now(Match.objects.all())), "refresh_seconds": REFRESH_SECONDS,
+    })

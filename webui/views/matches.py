@@ -1,0 +1,222 @@
+"""A match's page, its replay on the wire, and running matches followed by long polling.
+
+What a user may see of a replay is the arena's one rule (arena.road.replay_visibility); this module
+only ships it.
+
+A stored replay is gzipped JSON (keyframes and deltas, ``referee/replay.py``). It goes out as it is
+stored, with ``Content-Encoding: gzip``, whenever the user may see all of it; a visitor who may not
+read the bots' log lines gets a copy without them, gzipped once per match and kept beside the
+replay (``<replay>.shared.gz``); a bot's owner, whose copy holds their own bots' lines, gets one
+gzipped on the fly. A client that does not accept gzip gets the plain JSON.
+
+The viewer asks for the replay in two parts (``replay.json?part=...``), so that it can draw the first
+step before the bulk has arrived: ``spectator``, everything but the seats' own views, with
+``"seat_views": N``, how many seats have views to fetch; and ``seats``, ``{"views": [...]}``, asked
+only when someone picks a seat's perspective (in a 6-seat Bszzzz match the views are most of the
+file). A visitor's two parts are split once from the shared copy and kept beside it, like it.
+
+A running match is followed with ``GET /matches/<id>/live.json?from=N``: the public frames from
+step N on as soon as there are any, else after at most ``LIVE_WAIT`` seconds an empty list (long
+polling from the frames the arena keeps in Redis, ``arena/road/live_frames.py``). Long polling,
+not Server-Sent Events: an event stream holds a server thread for as long as someone watches, a
+long poll only while nothing happens, for at most ``LIVE_WAIT`` seconds (``python -m webui serve``
+runs threaded workers so that waiting viewers do not hold up the pages).
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import os
+import shutil
+from pathlib import Path
+
+from django.conf import settings
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+
+from arena.games import card_texts
+from arena.models import Match
+from arena.road.live_frames import wait_for_frames
+from arena.road.replay_visibility import NoReplay, ReplayAccess, replay_access, visible_replay
+
+from .common import game_names
+
+LIVE_WAIT = 2.0  # seconds a long poll waits for the next batch of frames
+GZIP_LEVEL = 6
+NO_LOG_LINES = b'"bot_logs":[]'  # as referee/replay.py writes a replay without log lines
+log = logging.getLogger("parlour.web")
+
+
+def accepts_gzip(request) -> bool:
+    return "gzip" in request.headers.get("Accept-Encoding", "")
+
+
+def gzipped_json_response(request, body_gz: bytes, cache: str) -> HttpResponse:
+    """A gzipped JSON body: as it is for a client that accepts gzip, else decompressed."""
+    if accepts_gzip(request):
+        response = HttpResponse(body_gz, content_type="application/json")
+        response["Content-Encoding"] = "gzip"
+    else:
+        response = HttpResponse(gzip.decompress(body_gz), content_type="application/json")
+    response["Vary"] = "Accept-Encoding, Cookie"
+    response["Cache-Control"] = cache
+    return response
+
+
+def pack(data: dict) -> bytes:
+    return gzip.compress(json.dumps(data, separators=(",", ":")).encode(), compresslevel=GZIP_LEVEL, mtime=0)
+
+
+def shared_copy(match: Match) -> Path:
+    """The stored replay without the bots' log lines, what any visitor may see of a finished
+    match: made once (atomically) beside the replay; a link to the replay when it holds no log line."""
+    stored = Path(match.replay_path)
+    shared = stored.with_name(stored.name + ".shared.gz")
+    if shared.is_file() and shared.stat().st_mtime >= stored.stat().st_mtime:
+        return shared
+    raw = gzip.decompress(stored.read_bytes())
+    temporary = shared.with_name(f"{shared.name}.{os.getpid()}.tmp")
+    # an empty top-level list, found without parsing: inside a JSON string these quotes would be escaped
+    if NO_LOG_LINES not in raw:
+        replay = json.loads(raw)
+        replay["bot_logs"] = []
+        temporary.write_bytes(pack(replay))
+    else:  # nothing to take out: the stored bytes themselves, under the shared name
+        temporary.unlink(missing_ok=True)
+        try:
+            os.link(stored, temporary)
+        except OSError:
+            shutil.copyfile(stored, temporary)
+    os.replace(temporary, shared)
+    return shared
+
+
+def stored_as_is(access: ReplayAccess, match: Match) -> bool:
+    """Whether the stored file is exactly what ``access`` sees: every log line, and no sandbox
+    verdict to add (the verdicts are kept in the match's result)."""
+    return access.every_log and not (match.result or {}).get("sandbox_logs")
+
+
+def visible(match: Match, access: ReplayAccess) -> dict:
+    """The replay as this user may see it (arena.road.replay_visibility); 404 when there is none."""
+    try:
+        return visible_replay(match, access)
+    except NoReplay:
+        raise Http404("no replay for this match") from None
+
+
+def replay_gz(request, match: Match) -> bytes:
+    """What this user may see of the match's replay, gzipped: the stored file, or the visitors'
+    shared copy, when that is what they may see; else made for them."""
+    access = replay_access(request.user, match)
+    stored = Path(match.replay_path) if match.replay_path else None
+    if access.released and stored is not None and stored.is_file():
+        try:
+            if stored_as_is(access, match):
+                return stored.read_bytes()
+            if not access.reads_logs:
+                return shared_copy(match).read_bytes()
+        except (OSError, ValueError, EOFError) as exc:  # an unreadable file: the general road says 404
+            log.warning("match %s: replay %s unreadable (%s)", match.pk, stored, exc)
+    return pack(visible(match, access))
+
+
+PARTS = ("spectator", "seats")
+
+
+def spectator_part(replay: dict) -> dict:
+    """The replay without the seats' views, saying how many seats have views (``seat_views``)."""
+    part = {k: v for k, v in replay.items() if k != "views"}
+    if replay.get("views"):
+        part["seat_views"] = len(replay["views"])
+    return part
+
+
+def part_copies(match: Match) -> dict[str, Path]:
+    """The shared copy split into its two parts, each made once (atomically) beside the replay."""
+    shared = shared_copy(match)
+    paths = {part: shared.with_name(f"{Path(match.replay_path).name}.{part}.gz") for part in PARTS}
+    if all(p.is_file() and p.stat().st_mtime >= shared.stat().st_mtime for p in paths.values()):
+        return paths
+    replay = json.loads(gzip.decompress(shared.read_bytes()))
+    for part, body in (("spectator", spectator_part(replay)), ("seats", {"views": replay.get("views") or []})):
+        temporary = paths[part].with_name(f"{paths[part].name}.{os.getpid()}.tmp")
+        temporary.write_bytes(pack(body))
+        os.replace(temporary, paths[part])
+    return paths
+
+
+def replay_part_gz(request, match: Match, part: str) -> bytes:
+    """One part of what this user may see of the replay, gzipped (see the module's docstring)."""
+    access = replay_access(request.user, match)
+    stored = Path(match.replay_path) if match.replay_path else None
+    if access.released and stored is not None and stored.is_file():
+        try:  # the seats' views are everyone's; the log lines of an owner's or staff's copy are theirs
+            if part == "seats" or not access.reads_logs:
+                return part_copies(match)[part].read_bytes()
+        except (OSError, ValueError, EOFError) as exc:  # an unreadable file: the general road says 404
+            log.warning("match %s: replay %s unreadable (%s)", match.pk, stored, exc)
+    replay = visible(match, access)
+    return pack(spectator_part(replay) if part == "spectator" else {"views": replay.get("views") or []})
+
+
+def match_page(request, match_id: int):
+    match = get_object_or_404(Match.objects.select_related("tournament", "round"), pk=match_id)
+    seats = list(match.seats.select_related("bot_version__bot__owner", "entry"))
+    has_replay = (bool(match.replay_path) and Path(match.replay_path).is_file()) or \
+        match.status in Match.UNRECORDED
+    return render(request, "webui/match.html", {
+        "match": match, "seats": seats, "game_name": game_names().get(match.game, match.game), "has_replay": has_replay,
+        # the viewer's first part, then the seats' views when a seat's perspective is picked (PARTS)
+        "replay_url": reverse("replay_json", args=[match.pk]) + "?part=spectator",
+        "seats_url": reverse("replay_json", args=[match.pk]) + "?part=seats",
+        "download_url": reverse("replay_download", args=[match.pk]),
+        "live_url": reverse("live_json", args=[match.pk]) if match.status in Match.UNRECORDED else "",
+        "result_json": json.dumps(match.result, indent=1, sort_keys=True) if match.result else "",
+        "card_texts": card_texts(match.game),
+    })
+
+
+def replay_json(request, match_id: int):
+    match = get_object_or_404(Match, pk=match_id)
+    finished = match.status == Match.FINISHED
+    part = request.GET.get("part")
+    if part is not None and part not in PARTS:
+        raise Http404("part must be spectator or seats")
+    body = replay_part_gz(request, match, part) if part else replay_gz(request, match)
+    return gzipped_json_response(request, body, "private, max-age=60" if finished else "private, no-store")
+
+
+def replay_download(request, match_id: int):
+    match = get_object_or_404(Match, pk=match_id)
+    response = HttpResponse(replay_gz(request, match), content_type="application/gzip")
+    response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.replay.json.gz"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+def live_json(request, match_id: int):
+    """A running match's public frames from step ``from`` on (long polling): ``{"status", "first",
+    "frames"}``, ``first`` being the step of the first frame returned. Once the match is recorded,
+    ``status`` says so and the whole replay is at ``replay.json``."""
+    match = get_object_or_404(Match.objects.only("pk", "status"), pk=match_id)
+    try:
+        start = max(0, int(request.GET.get("from", 0)))
+    except ValueError:
+        raise Http404("from must be a step number") from None
+    first, frames = start, []
+    if match.status in Match.UNRECORDED:
+        wait = float(getattr(settings, "PARLOUR_LIVE_WAIT", LIVE_WAIT))
+        try:
+            first, frames, ended = wait_for_frames(match.pk, start, wait)
+        except Exception as exc:  # noqa: BLE001 - Redis down: the page keeps asking, the match goes on
+            log.warning("match %s: no live frames (%s)", match.pk, exc)
+            ended = False
+        if ended:
+            match.refresh_from_db(fields=["status"])
+    response = JsonResponse({"status": match.status, "first": first, "frames": frames},
+                            json_dumps_params={"separators": (",", ":")})
+    response["Cache-Control"] = "no-store"
+    return response
