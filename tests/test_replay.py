@@ -106,7 +106,7 @@ def test_labels_say_each_action_as_its_seat_was_shown_it() -> None:
 
 def test_public_labels_never_name_the_face_down_tile_of_an_offer() -> None:
     """Tussie Mussie: the offerer lays one tile face up and one face down; the other seats and a
-    spectator may read which tile is face up, never which one lies face down (docs/rules)."""
+    spectator may read which tile is face up, never which one lies face down (the rules)."""
     replay = build_replay(play_match("tussie-mussie", [RandomBot() for _ in range(3)], seed=4).match)
     sim = Resimulation(replay["header"], replay["log"])
     offers = 0
