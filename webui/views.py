@@ -29,7 +29,7 @@ from django.views.decorators.http import require_POST
 
 from arena import editions
 from arena.checks import sandbox_support, start_check
-from arena.games import card_texts, game_choices
+from arena.games import card_texts, game_choices, solo_games
 from arena.live import live_frames
 from arena.models import (ApiToken, Bot, BotVersion, Comparison, Match, MatchSeat, Rating, RatingHistory,
                           Tournament)
@@ -158,7 +158,7 @@ def ladder(request, game: str):
     page.object_list = context["rows"]
     return render(request, "webui/ladder.html", {
         **context, "page": page, "game": game, "game_name": game_names()[game],
-        "has_solo": game == "tussie-mussie" or Match.objects.filter(game=game, variant="solo").exists(),
+        "has_solo": game in solo_games() or Match.objects.filter(game=game, variant="solo").exists(),
     })
 
 

@@ -27,6 +27,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.games.registry import source_folders
+
 from . import seccomp
 from .bot_folder import folder_bytes
 from .cgroups import SandboxCgroup
@@ -40,11 +42,13 @@ EMPTIED_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # all the environmen
 
 
 def sandbox_paths() -> list[str]:
-    """What the bot's process may read besides its own files: Python, the venv, the SDK's packages."""
+    """What the bot's process may read besides its own files: Python, the venv (the installed
+    games' entry points among its metadata), the SDK's packages and every game package's code."""
     paths = [sys.base_prefix, sys.prefix]
     for package in ("bots_sdk", "referee", "parlour"):
         spec = importlib.util.find_spec(package)
         paths.extend(spec.submodule_search_locations or [])
+    paths.extend(source_folders())  # a game installed from another package (its engine, its search)
     return list(dict.fromkeys(str(Path(p).resolve()) for p in paths))
 
 
