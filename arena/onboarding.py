@@ -9,7 +9,6 @@ from pathlib import Path
 from django.conf import settings
 
 from . import games
-from .games import game_info
 from .ladder import standard_ladder
 from .models import Bot, Rating
 

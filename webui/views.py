@@ -595,10 +595,10 @@ def signup(request):
 # ---------------------------------------------------------------------- comparisons
 def compare_choices(bot: Bot) -> list[tuple[int, str]]:
     """What an owner may compare: the bot's active versions and the game's house bots."""
-    from arena.house import HOUSE_SPECS, house_version
+    from arena.house import house_specs, house_version
 
     own = [(v.pk, f"{bot.name} v{v.number}") for v in bot.versions.filter(state=BotVersion.ACTIVE).order_by("-number")]
-    return own + [(house_version(bot.game, spec).pk, f"house {spec}") for spec in HOUSE_SPECS]
+    return own + [(house_version(bot.game, spec).pk, f"house {spec}") for spec in house_specs(bot.game)]
 
 
 @owner_only
