@@ -4,26 +4,8 @@
 (function () {
   "use strict";
   var viewer = window.ParlourViewer;
-  var kit = viewer.kit;
-  var has = kit.has;
-  var arr = kit.arr;
-  var obj = kit.obj;
-  var isNum = kit.isNum;
-  var safeToken = kit.safeToken;
-  var text = kit.text;
-  var cardName = kit.cardName;
-  var h = kit.h;
-  var section = kit.section;
-  var kv = kit.kv;
-  var row = kit.row;
-  var empty = kit.empty;
-  var card = kit.card;
-  var cardBack = kit.cardBack;
-  var backs = kit.backs;
-  var scoreTable = kit.scoreTable;
-  var statusLine = kit.statusLine;
-  var seatList = kit.seatList;
-  var topCardId = kit.topCardId;
+  var { has, arr, obj, isNum, safeToken, text, cardName, h, section, kv, row, empty, card, cardBack, backs,
+    scoreTable, statusLine, seatList, topCardId } = viewer.kit;
 
   var BZ_SYMBOL = { fly: "\u2022", mosquito: "\u2020", bee: "\u2740", butterfly: "\u2766", web: "\u2638", swatter: "\u2298" };
   var BZ_EFFECT = { trick: "added to the trick", web: "web: trick discarded", "swat-trick": "swatter: trick taken",

@@ -4,25 +4,8 @@
 (function () {
   "use strict";
   var viewer = window.ParlourViewer;
-  var kit = viewer.kit;
-  var has = kit.has;
-  var arr = kit.arr;
-  var obj = kit.obj;
-  var isNum = kit.isNum;
-  var text = kit.text;
-  var compact = kit.compact;
-  var cardName = kit.cardName;
-  var h = kit.h;
-  var section = kit.section;
-  var kv = kit.kv;
-  var row = kit.row;
-  var empty = kit.empty;
-  var card = kit.card;
-  var cardBack = kit.cardBack;
-  var backs = kit.backs;
-  var scoreTable = kit.scoreTable;
-  var statusLine = kit.statusLine;
-  var seatList = kit.seatList;
+  var { has, arr, obj, isNum, text, compact, cardName, h, section, kv, row, empty, card, cardBack, backs,
+    scoreTable, statusLine, seatList } = viewer.kit;
 
   var MISTY_ARROW = { up: "\u2191", down: "\u2193", left: "\u2190", right: "\u2192" };
   var MISTY_SYMBOL = { flower: "\u273f", monster: "\u2689", smile: "\u263a", plain: "\u25c6" };

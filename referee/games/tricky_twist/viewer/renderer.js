@@ -4,25 +4,8 @@
 (function () {
   "use strict";
   var viewer = window.ParlourViewer;
-  var kit = viewer.kit;
-  var arr = kit.arr;
-  var obj = kit.obj;
-  var isNum = kit.isNum;
-  var text = kit.text;
-  var compact = kit.compact;
-  var cardName = kit.cardName;
-  var h = kit.h;
-  var section = kit.section;
-  var kv = kit.kv;
-  var row = kit.row;
-  var empty = kit.empty;
-  var card = kit.card;
-  var cardBack = kit.cardBack;
-  var backs = kit.backs;
-  var scoreTable = kit.scoreTable;
-  var statusLine = kit.statusLine;
-  var seatList = kit.seatList;
-  var topCardId = kit.topCardId;
+  var { arr, obj, isNum, text, compact, cardName, h, section, kv, row, empty, card, cardBack, backs,
+    scoreTable, statusLine, seatList, topCardId } = viewer.kit;
 
   var TT_SYMBOL = { moon: "\u263d", sun: "\u2600", rain: "\u2614", smile: "\u263a" };
   var TT_PHASES = { reserve: "Reserve picks", draw: "Reserve draws", play: "Trick", bonus: "Bonus card for a 7",

@@ -4,21 +4,7 @@
 (function () {
   "use strict";
   var viewer = window.ParlourViewer;
-  var kit = viewer.kit;
-  var arr = kit.arr;
-  var obj = kit.obj;
-  var isNum = kit.isNum;
-  var text = kit.text;
-  var h = kit.h;
-  var section = kit.section;
-  var kv = kit.kv;
-  var row = kit.row;
-  var empty = kit.empty;
-  var card = kit.card;
-  var cardBack = kit.cardBack;
-  var statusLine = kit.statusLine;
-  var seatList = kit.seatList;
-  var idsIn = kit.idsIn;
+  var { arr, obj, isNum, text, h, section, kv, row, empty, card, cardBack, statusLine, seatList, idsIn } = viewer.kit;
 
   var TM_PHASES = { offer: "Offers", take: "Offers (taking)", distribute: "Turn card", pre: "Pre-Presentation", over: "Match over" };
 
