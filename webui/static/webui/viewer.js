@@ -956,7 +956,7 @@
     if (!marks.length) return;
     var self = this;
     var list = h("ol", { class: "viewer-event-list" });
-    var details = h("details", null, h("summary", { text: "Events (rounds, " + marks.slice(1).map(function (m) {
+    var details = h("details", null, h("summary", { text: "Events (" + marks.map(function (m) {
       return m.name + "s";
     }).join(", ") + ")" }), list);
     details.addEventListener("toggle", function () {
