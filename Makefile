@@ -23,8 +23,11 @@ $(GENERATED): $(BASE) $(PROTOS)
 
 protos: $(GENERATED)
 
-$(STAMP): $(GENERATED) pyproject.toml
+# The fifth game, Kuhn poker, is a package of its own (examples/kuhn-poker): installed beside Parlour,
+# found by its entry point like any game installed from outside.
+$(STAMP): $(GENERATED) pyproject.toml examples/kuhn-poker/pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e examples/kuhn-poker
 	touch $(STAMP)
 
 # The JavaScript example bot's packages (the tests run it against a real referee).

@@ -32,6 +32,7 @@ def demo_account() -> tuple[str, str]:
 
 
 def demo_tournaments() -> list[int]:
+    from .bots.house_entrants import house_specs
     from .models import Tournament
     from .competitions.tournaments import create_tournament, start_tournament
 
@@ -41,7 +42,8 @@ def demo_tournaments() -> list[int]:
             continue
         size = max(GAMES[game_id].variant(None).player_counts)
         field = max(4, 2 * size) if size > 2 else 6
-        bots = ["greedy"] + ["random"] + [f"random#{i}" for i in range(2, field)]
+        lead = ["greedy"] if "greedy" in house_specs(game_id) else [f"random#{field}"]
+        bots = lead + ["random"] + [f"random#{i}" for i in range(2, field)]
         tournament = create_tournament(game_id, "swiss", bots, rounds=3, name=f"Demo {GAMES[game_id].name} Swiss",
                                        table_size=min(size, 4))
         start_tournament(tournament)

@@ -1,11 +1,17 @@
-"""The games as the platform sees them, derived from ``referee.games`` (the only list of games):
-the models' choices, the site's navigation, the check match's table size. A new game in the
-registry appears here with no other change (and no migration: the choices are a callable)."""
+"""The games as the platform sees them, derived from the registry (``referee.games.registry``, the
+games' entry points: the only list of games): the models' choices, the site's navigation, the check
+match's table size, and what the site serves of each game without importing it (its viewer
+assets, its rules, its card texts). A new game in the registry appears here with no other change
+(and no migration: the choices are a callable)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from referee.games import GAMES
+from referee.games.registry import packages
+
+VIEWER_FILES = {"scripts": "renderer.js", "styles": "renderer.css"}  # in a game package's viewer/ folder
 
 
 @dataclass(frozen=True)
@@ -13,6 +19,7 @@ class GameInfo:
     id: str
     name: str
     player_counts: tuple[int, ...]  # of the default variant
+    solo: bool = False  # some variant is played by one seat (against an automaton): a high-score table
 
     @property
     def smallest_table(self) -> int:
@@ -21,7 +28,8 @@ class GameInfo:
 
 def games() -> list[GameInfo]:
     """Every game, in the registry's order."""
-    return [GameInfo(g.id, g.name, tuple(g.variant(None).player_counts)) for g in GAMES.values()]
+    return [GameInfo(g.id, g.name, tuple(g.variant(None).player_counts),
+                     any(1 in v.player_counts for v in g.variants.values())) for g in GAMES.values()]
 
 
 def game_info(game_id: str) -> GameInfo | None:
@@ -38,3 +46,38 @@ def card_texts(game_id: str) -> dict[str, dict[str, str]]:
 def game_choices() -> list[tuple[str, str]]:
     """For the models' ``game`` fields and the site's forms."""
     return [(g.id, g.name) for g in games()]
+
+
+def solo_games() -> list[str]:
+    """The games with a solo variant (their high-score tables)."""
+    return [g.id for g in games() if g.solo]
+
+
+# ---------------------------------------------------------------------- what a game's package holds
+def asset_folders() -> dict[str, Path]:
+    """Each game's viewer assets folder by game id (the site's static files finder serves it as
+    ``games/<id>/``: the web never imports a game's code)."""
+    return {game_id: p.viewer_folder for game_id, p in packages().items() if p.viewer_folder is not None}
+
+
+def viewer_assets(game_id: str) -> dict[str, list[str]]:
+    """The static paths of a game's renderer and its styles, those its package has:
+    ``{"scripts": [...], "styles": [...]}`` (both empty for an unknown game or one without a
+    renderer, which the viewer then draws generically)."""
+    folder = asset_folders().get(game_id)
+    return {kind: [f"games/{game_id}/{name}"] if folder is not None and (folder / name).is_file() else []
+            for kind, name in VIEWER_FILES.items()}
+
+
+def rules(game_id: str) -> str | None:
+    """The game's rules document (its package's ``rules.md``), or None."""
+    package = packages().get(game_id)
+    path = package.rules if package else None
+    return path.read_text(encoding="utf-8") if path else None
+
+
+def package_name(game_id: str) -> str | None:
+    """The game package's own name: its typed messages, where the contract has them, are
+    ``protos/parlour/v1/<name>.proto`` (``referee.wire``)."""
+    package = packages().get(game_id)
+    return package.module if package else None

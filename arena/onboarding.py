@@ -1,15 +1,15 @@
 """What a new bot author reads on the site, from the repository's own texts (never written twice):
-the README's quickstart, the guides in ``docs/``, each game's rules summary (``docs/rules/``),
-its typed observation and action (the game's ``.proto`` file), and its house bots' strength on
-the standard ladder."""
+the README's quickstart, the guides in ``docs/``, each game's rules summary (its package's
+``rules.md``), its typed observation and action (the game's ``.proto`` file, where it has one),
+and its house bots' strength on the standard ladder."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from django.conf import settings
 
+from . import games
 from .competitions.ladder import standard_ladder
-from .games import game_info
 from .models import Bot, Rating
 
 GUIDES = {  # the docs a bot author may want, by the name in their address
@@ -46,12 +46,21 @@ def guide(name: str) -> str | None:
 
 
 def rules(game: str) -> str | None:
-    return _read(_root() / "docs" / "rules" / f"{game}.md") if game_info(game) else None
+    return games.rules(game)
+
+
+def proto_name(game: str) -> str | None:
+    """The game's typed messages file (``protos/parlour/v1/<package>.proto``), None for a game in
+    the generic encoding (docs/protocol.md)."""
+    name = games.package_name(game)
+    path = f"protos/parlour/v1/{name}.proto" if name else None
+    return path if path and (_root() / path).is_file() else None
 
 
 def proto(game: str) -> str | None:
     """The game's typed observation and action, as the .proto file declares them."""
-    return _read(_root() / "protos" / "parlour" / "v1" / f"{game.replace('-', '_')}.proto") if game_info(game) else None
+    path = proto_name(game)
+    return _read(_root() / path) if path else None
 
 
 def house_strength(game: str) -> list[dict]:

@@ -5,6 +5,7 @@ from rich.console import Console
 from rich.table import Table
 
 from referee.games import GAMES
+from referee.games.registry import package
 
 from .bot import RandomBot
 from .greedy import greedy_bot_class
@@ -17,12 +18,13 @@ def table_size(game_id: str) -> int:
 
 
 def run_local_tournament(matches: int, seed: int) -> None:
-    """Per game: the greedy bot and random bots at one table, seats rotating; points per match
-    are (k - rank) / (k - 1) at a table of k."""
+    """Per game: the greedy bot (where the game has one) and random bots at one table, seats
+    rotating; points per match are (k - rank) / (k - 1) at a table of k."""
     console = Console()
     for game_id, game in sorted(GAMES.items()):
         k = table_size(game_id)
-        entries = ["greedy"] + [f"random {i}" for i in range(1, k)]
+        lead = "greedy" if "greedy" in package(game_id).house_bots else "random 0"
+        entries = [lead] + [f"random {i}" for i in range(1, k)]
         stats = {name: {"points": 0.0, "wins": 0, "score": 0} for name in entries}
         for i in range(matches):
             order = [entries[(s + i) % k] for s in range(k)]

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.games.registry import package
+
 from .bot import Bot, RandomBot
 from .failure import failure_report
 from .greedy import greedy_bot_class
@@ -46,14 +48,12 @@ def parse_bot_spec(text: str, game_id: str) -> BotSpec:
     name, _, query = text.partition("?")
     if name == "random":
         cls: type[Bot] = RandomBot
-    elif name == "greedy":
-        try:
-            cls = greedy_bot_class(game_id)
-        except ModuleNotFoundError:
-            raise BotSpecError(f"there is no greedy bot for {game_id} (allowed: random, mcts, "
-                               "path/to/file.py:ClassName)") from None
-    elif name == "mcts":
-        cls = MctsBot
+    elif name in ("greedy", "mcts"):
+        played = package(game_id).house_bots  # a game's package may give no policy or no search hooks
+        if name not in played:
+            raise BotSpecError(f"there is no {name} bot for {game_id} (allowed: {', '.join(played)}, "
+                               "path/to/file.py:ClassName)")
+        cls = greedy_bot_class(game_id) if name == "greedy" else MctsBot
     else:
         path, class_name = split_file_spec(text)
         return BotSpec(text, load_bot_class(path, class_name))

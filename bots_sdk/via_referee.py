@@ -16,6 +16,7 @@ from typing import Any
 
 from referee.client import RefereeClient
 from referee.timecontrol import TimeControl
+from referee.games.registry import source_folders
 import sandbox  # its functions read as attributes: a test (or an operator's probe) may replace them
 from sandbox.relay import RefereeSocket
 
@@ -34,7 +35,7 @@ class SeatProcess:
         if sandboxed:
             if socket is None:
                 socket = self.own_socket = RefereeSocket(referee.address, referee.unix_path)
-            self.sandbox = sandbox.Sandbox(spec, socket.path, token, bot_root=root)
+            self.sandbox = sandbox.Sandbox(spec, socket.path, token, bot_root=root, readable=source_folders())
             self.sandbox.start()
         else:
             self.errors = tempfile.TemporaryFile()

@@ -95,6 +95,11 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "webui.game_assets.GameAssetsFinder",  # each game's viewer renderer and styles, from its package
+]
 STATIC_ROOT = PARLOUR_HOME / "static"  # `python -m webui serve` collects the static files here first
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

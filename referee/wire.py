@@ -1,6 +1,11 @@
-"""The engines' JSON forms <-> the typed protobuf messages of ``protos/``, losslessly.
+"""The engines' JSON forms <-> the protobuf messages of ``protos/``, losslessly.
 
-The mapping rules are those of ``protos/parlour/v1/options.proto``: a field's name is the JSON key;
+A game whose package's name is a field of the ``Observation`` and ``Action`` oneofs travels as its
+typed messages; any other game in the generic encoding, the ``json`` field: its JSON forms as text
+(docs/protocol.md, "Games without typed messages"), so a game installed from another package
+plays through the referee with nothing compiled into the contract.
+
+The typed mapping rules are those of ``protos/parlour/v1/options.proto``: a field's name is the JSON key;
 an unset optional field is an absent key, or null when the field is marked ``nullable``; repeated
 and map fields and plain scalars are always present; a ``list_wrapper`` message is a bare list.
 A JSON key with no field, or a value of the wrong type, is an error naming the key: a drift
@@ -8,8 +13,10 @@ between an engine and its .proto fails loudly (the round-trip tests run every ga
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from operator import is_
 from typing import Any
 
@@ -19,11 +26,12 @@ from google.protobuf.message_factory import GetMessageClass
 
 from parlour.v1 import options_pb2, referee_pb2
 
-from .games import GAMES
+from .games.registry import package
 
 PROTOCOL_VERSION = 1
+JSON_FIELD = "json"  # the generic encoding's field in the Observation and Action oneofs
 # the games with typed messages: the fields of the Observation oneof
-_ONEOF_FIELDS = frozenset(f.name for f in referee_pb2.Observation.DESCRIPTOR.oneofs_by_name["game"].fields)
+_ONEOF_FIELDS = frozenset(f.name for f in referee_pb2.Observation.DESCRIPTOR.oneofs_by_name["game"].fields) - {JSON_FIELD}
 
 class WireError(ValueError):
     """A JSON value that does not fit its typed message, or a message that fits no game."""
@@ -270,7 +278,9 @@ def build(container: type[Message], game_id: str, data: Any, where: str,
           shared: Parts | None = None, kept: Elements | None = None) -> Message:
     """The ``container`` message (Observation or Action) holding the game's message for ``data``
     (its JSON form), built in one constructor call: the game's message is not built first and
-    then copied in. ``shared``: see ``_arguments``."""
+    then copied in. ``shared``: see ``_arguments``. A game without typed messages: its JSON as text."""
+    if typed_field(game_id) is None:
+        return container(json=json_text(data, where))
     name, cls = _game_class(container, game_id)
     try:
         return container(**{name: _arguments(cls.DESCRIPTOR, data, shared, kept)})
@@ -332,13 +342,36 @@ def to_json(message: Message) -> Any:
 
 
 # ---------------------------------------------------------------------- the games' oneofs
-def game_field(game_id: str) -> str:
-    """A game's field in the Observation and Action oneofs: its id with ``-`` as ``_`` (so a game
-    of the registry needs nothing here, only its fields in the .proto)."""
-    name = game_id.replace("-", "_")
-    if game_id not in GAMES or name not in _ONEOF_FIELDS:
-        raise WireError(f"no wire messages for game {game_id!r}")
-    return name
+@cache
+def typed_field(game_id: str) -> str | None:
+    """A game's typed field in the Observation and Action oneofs: its package's name (the registry's
+    ``GamePackage.module``) where the contract has such a field; None: the generic encoding."""
+    try:
+        name = package(game_id).module
+    except ValueError:
+        raise WireError(f"no wire messages for game {game_id!r}") from None
+    return name if name in _ONEOF_FIELDS else None
+
+
+def json_text(data: Any, where: str) -> str:
+    """The generic encoding of a view or an action: its JSON object as compact text."""
+    if not isinstance(data, dict):
+        raise WireError(f"{where}: expected an object, got {type(data).__name__}")
+    try:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise WireError(f"{where}: not JSON: {exc}") from None
+
+
+def json_object(text: str, where: str) -> dict[str, Any]:
+    """A view or an action from its generic encoding."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise WireError(f"{where}: the json field is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise WireError(f"{where}: the json field holds no JSON object")
+    return data
 
 
 _GAME_CLASSES: dict[tuple[str, str], tuple[str, type[Message]]] = {}
@@ -347,7 +380,9 @@ _GAME_CLASSES: dict[tuple[str, str], tuple[str, type[Message]]] = {}
 def _game_class(container: type[Message], game_id: str) -> tuple[str, type[Message]]:
     found = _GAME_CLASSES.get((container.DESCRIPTOR.full_name, game_id))
     if found is None:
-        name = game_field(game_id)
+        name = typed_field(game_id)
+        if name is None:
+            raise WireError(f"no typed messages for game {game_id!r}")
         found = name, GetMessageClass(container.DESCRIPTOR.fields_by_name[name].message_type)
         _GAME_CLASSES[(container.DESCRIPTOR.full_name, game_id)] = found
     return found
@@ -425,11 +460,26 @@ class DecisionMessage:
                                 + length_delimited(self._OBSERVATION, self.observation))
 
 
-def observation_parts(game_id: str, views: list[dict[str, Any]], kept: Elements | None = None) -> list[SeatObservation]:
+@dataclass(frozen=True)
+class EncodedObservation:
+    """A seat's Observation already serialized (the generic encoding): what a host asks of a
+    ``SeatObservation``."""
+
+    data: bytes
+
+    def serialized(self) -> bytes:
+        return self.data
+
+
+def observation_parts(game_id: str, views: list[dict[str, Any]],
+                      kept: Elements | None = None) -> list[SeatObservation | EncodedObservation]:
     """Several seats' views of one moment (``GameState.views``) as ``SeatObservation``s: the keys
     whose values are one object in every view are the shared part. ``kept``: see ``Elements``
     (a list's items are kept encoded: the shared part is their encodings joined). A value that
-    does not fit shows when a message is built; ``observation_message`` then names it."""
+    does not fit shows when a message is built; ``observation_message`` then names it. A game in
+    the generic encoding: each view serialized whole."""
+    if typed_field(game_id) is None:
+        return [EncodedObservation(observation_message(game_id, view).SerializeToString()) for view in views]
     name, cls = _game_class(referee_pb2.Observation, game_id)
     first = views[0]
     common = {k for k in first if all(k in v and v[k] is first[k] for v in views[1:])} if len(views) > 1 else set()
@@ -469,6 +519,8 @@ def observation_json(message: referee_pb2.Observation) -> dict[str, Any]:
     which = message.WhichOneof("game")
     if which is None:
         raise WireError("an Observation with no game set")
+    if which == JSON_FIELD:
+        return json_object(message.json, "observation")
     return to_json(getattr(message, which))
 
 
@@ -504,6 +556,8 @@ def action_json(message: referee_pb2.Action) -> dict[str, Any]:
     which = message.WhichOneof("game")
     if which is None:
         raise WireError("an Action with no game set")
+    if which == JSON_FIELD:
+        return json_object(message.json, "action")
     inner = getattr(message, which)
     if inner.DESCRIPTOR.full_name in _FLAT:  # the usual case, on every decision: a flat action
         return {field.name: value for field, value in inner.ListFields()}
@@ -514,7 +568,7 @@ def action_json(message: referee_pb2.Action) -> dict[str, Any]:
 _FLAT = {
     field.message_type.full_name
     for field in referee_pb2.Action.DESCRIPTOR.fields
-    if all(f.type != FieldDescriptor.TYPE_MESSAGE and not f.is_repeated
+    if field.message_type is not None and all(f.type != FieldDescriptor.TYPE_MESSAGE and not f.is_repeated
            and (f.has_presence or f.name == "type") and not _is_nullable(f)
            for f in field.message_type.fields)
 }

@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -44,12 +45,16 @@ SANDBOX_SOCKET = "/run/parlour/referee.sock"  # where the bot finds the referee 
 EMPTIED_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # all the environment a sandbox process gets
 
 
-def sandbox_paths() -> list[str]:
-    """What the bot's process may read besides its own files: Python, the venv, the SDK's packages."""
+def sandbox_paths(readable: Sequence[str] = ()) -> list[str]:
+    """What the bot's process may read besides its own files: Python, the venv (the installed
+    games' entry points among its metadata), the SDK's packages, and ``readable``: what the
+    caller adds (the game packages' code installed from elsewhere, which the registry finds: the
+    sandbox itself knows no game)."""
     paths = [sys.base_prefix, sys.prefix]
     for package in ("bots_sdk", "referee", "parlour"):
         spec = importlib.util.find_spec(package)
         paths.extend(spec.submodule_search_locations or [])
+    paths.extend(readable)
     return list(dict.fromkeys(str(Path(p).resolve()) for p in paths))
 
 
@@ -108,8 +113,10 @@ class Sandbox:
 
     def __init__(self, spec: str | None, referee_socket: str | None, seat_token: str | None = None,
                  limits: SandboxLimits | None = None, bot_root: str | None = None,
-                 command: list[str] | None = None) -> None:
+                 command: list[str] | None = None, readable: Sequence[str] = ()) -> None:
+        """``readable``: folders the bot may read besides the SDK's (``sandbox_paths``)."""
         self.limits = limits or SandboxLimits()
+        self.readable = tuple(str(p) for p in readable)
         self.name = secrets.token_hex(8)
         self.spec, self.referee_socket, self.seat_token = spec, referee_socket, seat_token
         self.bot_root = bot_root
@@ -180,7 +187,7 @@ class Sandbox:
         self.cgroup = SandboxCgroup(self.name, self.limits.memory_bytes, self.limits.processes, self.limits.cpus)
         config = {
             "cgroups": [str(p) for p in self.cgroup.paths],
-            "read_only": sandbox_paths(),
+            "read_only": sandbox_paths(self.readable),
             "bot_dir": str(bot_dir) if bot_dir else "/nonexistent",
             "referee_socket": self.relay.path if self.relay else os.devnull,
             "root_bytes": self.limits.bot_bytes + 8 * MiB,

@@ -30,6 +30,23 @@ def test_engines_import_only_the_standard_library() -> None:
             assert top in sys.stdlib_module_names or top == "__future__", f"{path}: imports {name}"
 
 
+def test_every_game_package_imports_only_the_standard_library_and_the_engines_interface() -> None:
+    """A game package, Parlour's or installed from outside (examples/kuhn-poker), is pure: its engine,
+    policy and search hooks run in a bot's sandbox (docs/engines.md)."""
+    from referee.games.registry import packages
+
+    for game in packages().values():
+        own = game.package.__name__.split(".")[0]
+        for path in game.folder.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                    [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+                for name in names:
+                    top = name.split(".")[0]
+                    assert top in sys.stdlib_module_names or top == "__future__" or top == own \
+                        or name == "referee.games" or name.startswith("referee.games."), f"{path}: imports {name}"
+
+
 def test_sdk_and_referee_never_import_the_platform() -> None:
     for folder in ("bots_sdk", "referee"):
         for path, names in imports_of(folder).items():

@@ -321,6 +321,29 @@ def test_ladder_puts_greedy_above_random(platform) -> None:
     assert rows["greedy"]["conservative"] > rows["random"]["conservative"]
 
 
+def test_the_fifth_game_plays_its_tournament_and_its_ladder_on_the_real_road(platform) -> None:
+    """Kuhn poker, installed from outside Parlour (examples/kuhn-poker): a round robin of its house
+    bots on the one road (the worker, the referee, every bot its own process, one recorder), its
+    live frames the replays' own; then its ladder with every house bot it has, mcts among them."""
+    p = platform("sqlite")
+    p.start_worker()
+    bots = ["greedy", "mcts", "random", "random#2"]
+    created = p.arena("tournament", "create", "kuhn-poker", "--format", "round-robin", "--seed", "5",
+                      "--bots", ",".join(bots)).stdout
+    rounds = int(created.split(" rounds")[0].rsplit(" ", 1)[1])
+    p.arena("tournament", "run", "1")
+    export = json.loads(p.arena("tournament", "standings", "1", "--json").stdout)
+    check_recorded_once(export, rounds * 2)  # 4 entrants at tables of 2
+    assert {row["label"] for row in export["standings"]} == set(bots)
+    assert all(sum(s["score"] for s in m["seats"]) == 0 for m in export["matches"])  # every hand is zero-sum
+    check_live_frames_equal_replays(p, export)
+    p.env["PARLOUR_LADDER_GAMES"] = "kuhn-poker"
+    p.arena("ladder", "run", "--matches", "9", timeout=600)
+    ladder = json.loads(p.arena("ladder", "show", "kuhn-poker", "--json").stdout)
+    rows = {row["bot"]: row for row in ladder["rows"]}
+    assert all(rows[house]["games"] > 0 for house in ("random", "greedy", "mcts")), rows
+
+
 PROBER = '''
 import os
 import socket

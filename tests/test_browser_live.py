@@ -22,6 +22,8 @@ from browser_site import CHROMIUM, ROOT, chromium, finish_match, make_match, run
 
 ARTIFACTS = ROOT / "test-artifacts"
 GAMES = {"tussie-mussie": 2, "tricky-twist": 3, "misty": 2, "bszzzz": 3}
+FIFTH = "kuhn-poker"  # installed from outside (examples/kuhn-poker), drawn by its package's renderer
+REPLAYED = {**GAMES, FIFTH: 2}
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is installed by make test")
 
@@ -43,7 +45,7 @@ def site(tmp_path_factory):
 @pytest.fixture(scope="module")
 def replays(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("replays")
-    return {game: play(game, players, folder) for game, players in GAMES.items()}
+    return {game: play(game, players, folder) for game, players in REPLAYED.items()}
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +65,7 @@ def finished_match(site, replays, game: str, name: str) -> tuple[dict, int]:
     stored = site.home / "replays" / f"{name}-{game}.replay.json.gz"
     stored.parent.mkdir(exist_ok=True)
     shutil.copy(replays[game], stored)
-    return replay, make_match(site, f"{name}/{game}", game, GAMES[game], "finished", seed=2, replay=str(stored),
+    return replay, make_match(site, f"{name}/{game}", game, REPLAYED[game], "finished", seed=2, replay=str(stored),
                               result=replay["result"])
 
 
@@ -350,4 +352,33 @@ def test_the_site_menu_folds_at_phone_width_and_opens_on_click(site, browser) ->
     assert not wider_than_the_viewport(page), wider_than_the_viewport(page)
     link.click()
     page.wait_for_url("**/tournaments/")
+    page.close()
+
+
+def test_the_fifth_game_is_drawn_by_its_own_renderer_from_its_package(site, replays, browser) -> None:
+    """Kuhn poker's match page loads the renderer and styles of its package (never the generic
+    outline): the table with each seat's card and chips, this hand's betting, the hands played with
+    the cards a showdown showed; its cards legible at both widths; a seat's perspective shows that
+    seat's own card and the other face down; its jumps go hand by hand."""
+    replay, match_id = finished_match(site, replays, FIFTH, "fifth")
+    frames = decode_frames(replay["public"])
+    last = len(frames) - 1
+    for width in (1280, 390):
+        page = open_step(browser, site, match_id, last, width, view="all")
+        wait_until(lambda: page.locator("#viewer").get_attribute("data-perspective") == "all", timeout=30)
+        board = page.locator("#viewer-board[data-game='kuhn-poker']")
+        assert board.locator(".kuhn-table .seat-panel").count() == 2
+        assert board.locator(".kuhn-hand").count() == min(8, len(frames[last]["rounds"]))
+        assert board.locator(".generic-object").count() == 0
+        check_tiles_legible(page, FIFTH, last)
+        assert not wider_than_the_viewport(page), wider_than_the_viewport(page)
+        page.close()
+    page = open_step(browser, site, match_id, 1, 1280, view="seat-0")
+    wait_until(lambda: page.locator("#viewer").get_attribute("data-perspective") == "seat-0", timeout=30)
+    own = replay["views"][0][0]["k"]["cards"][0]["id"] if "k" in replay["views"][0][0] else None
+    mine = page.locator(".kuhn-table .seat-panel[data-seat='0'] .card[data-card-id]")
+    assert mine.count() == 1 and (own is None or mine.get_attribute("data-card-id") == own)
+    assert page.locator(".kuhn-table .seat-panel[data-seat='1'] .card-back").count() == 1
+    page.click("#viewer-jumps button.viewer-jump-next[data-mark='round']")
+    assert "Hand 2 / 10" in page.locator("#viewer-board .status-line").inner_text()
     page.close()

@@ -172,7 +172,7 @@ def test_games_prints_a_table_and_json_on_request(capsys, monkeypatch) -> None:
     assert "3, 4, 5, 6" in table and "marigold_gap = close" in table and "(disjoint, overlapping)" in table
     assert main(["games", "--json"]) == 0
     games = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert {g["id"] for g in games} == {"tussie-mussie", "tricky-twist", "misty", "bszzzz"}
+    assert {g["id"] for g in games} >= {"tussie-mussie", "tricky-twist", "misty", "bszzzz"}  # and any installed
     solo = next(v for g in games for v in g["variants"] if v["name"] == "solo")
     assert solo["players"] == [1]
 

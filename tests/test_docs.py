@@ -10,6 +10,8 @@ import grpc
 import pytest
 from test_self_contained import OUTSIDE
 
+from referee.games import GAMES
+
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = re.compile(r"`((?:tests|webui/tests)/[\w/]+\.py)((?:::\w+)+)`")
 
@@ -220,13 +222,13 @@ def test_the_referee_returns_the_documented_code(referee, call, code) -> None:
     assert PROVOKE[call, code](referee) == getattr(grpc.StatusCode, code)
 
 
-# ---------------------------------------------------------------------- docs/rules/<game>.md
-@pytest.mark.parametrize("game_id", ["tussie-mussie", "tricky-twist", "misty", "bszzzz"])
+# ---------------------------------------------------------------------- each game's rules.md
+@pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_each_game_has_its_rules_page_with_the_engine_version_variants_and_options(game_id) -> None:
-    from referee.games import GAMES
+    from referee.games.registry import package
 
     game = GAMES[game_id]
-    text = (ROOT / "docs" / "rules" / f"{game_id}.md").read_text()
+    text = package(game_id).rules.read_text()
     assert text.startswith(f"# {game.name} (`{game_id}`, engine {game.engine_version})")
     for variant in game.variants.values():
         assert variant.name == "standard" or f"variant={variant.name}" in text
@@ -237,11 +239,11 @@ def test_each_game_has_its_rules_page_with_the_engine_version_variants_and_optio
 
 
 def test_the_card_texts_the_viewer_shows_are_the_rules_words() -> None:
-    """The tooltips' texts (GameDescription.card_texts) say what docs/rules/<game>.md says: Tussie Mussie's
+    """The tooltips' texts (GameDescription.card_texts) say what each game's rules.md says: Tussie Mussie's
     effect column, Tricky Twist's Bonus effects; every card of every game has a name."""
-    from referee.games import GAMES
+    from referee.games.registry import package
 
-    rules = (ROOT / "docs" / "rules" / "tussie-mussie.md").read_text()
+    rules = package("tussie-mussie").rules.read_text()
     table = dict(re.findall(r"^\| `([a-z_]+)` \| [^|]+ \| \d \| \w+ \| [^|]+ \| (.+) \|$", rules, re.M))
     texts = GAMES["tussie-mussie"].card_texts
     assert set(texts) == set(table) and len(table) == 18

@@ -402,16 +402,38 @@ def test_wire_audit_no_seat_or_spectator_learns_a_hidden_card(referee, game, tmp
             assert view == public_by_step[event.step], f"spectator event {event.step}"
 
 
-def test_javascript_bot_plays_a_whole_match(referee) -> None:
-    """examples/js-bot knows nothing but the .proto files."""
-    created = referee.create("tussie-mussie", 2, seed=12)
+def javascript_against_python(referee, created) -> dict:
+    """examples/js-bot in seat 0, a Python random bot in seat 1, to the end: the result it printed."""
     js = subprocess.Popen(["node", str(ROOT / "examples" / "js-bot" / "random_bot.js"), "--referee", referee.address,
                            "--seat-token", created.seat_tokens[0]], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
     python = bot_process(referee.address, created.seat_tokens[1])
     assert js.wait(60) == 0, js.stderr.read()
     assert python.wait(60) == 0
-    result = json.loads(js.stdout.read())
+    return json.loads(js.stdout.read())
+
+
+def test_javascript_bot_plays_a_whole_match(referee) -> None:
+    """examples/js-bot knows nothing but the .proto files."""
+    created = referee.create("tussie-mussie", 2, seed=12)
+    result = javascript_against_python(referee, created)
     assert result["statuses"] == ["ok", "ok"] and sorted(result["ranks"]) == [1, 2]
     logs = referee.replay(created.match_id)["bot_logs"]
     assert logs and all(line["seat"] == 0 and line["line"].startswith("chose ") for line in logs)
+
+
+def test_javascript_bot_plays_the_fifth_game_in_the_generic_encoding(referee) -> None:
+    """examples/js-bot plays Kuhn poker, a game installed from outside with no typed messages: it
+    reads every observation from its JSON text and answers with the whole action as JSON, which the
+    referee takes as the offer it is (docs/protocol.md, "Games without typed messages")."""
+    created = referee.create("kuhn-poker", 2, seed=12)
+    result = javascript_against_python(referee, created)
+    assert result["statuses"] == ["ok", "ok"] and sum(result["scores"]) == 0
+    replay = referee.replay(created.match_id)
+    assert check_replay(replay) == []
+    played = [e for e in replay["log"] if e["seat"] == 0]
+    lines = [line["line"] for line in replay["bot_logs"] if line["seat"] == 0]
+    assert played and all(e["source"] == "bot" for e in played) and len(lines) == len(played)
+    for entry, line in zip(played, lines):  # what it read and what it sent, as it logged them
+        sent = json.loads(line.split(" as ", 1)[1].split(" (observation:", 1)[0])
+        assert sent == entry["action"] and line.endswith(", seat 0)")

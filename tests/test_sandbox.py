@@ -100,7 +100,7 @@ class Outcome:
 
 
 def play(referee: RefereeClient, tmp_path: Path, body: str, time_control: TimeControl = RELAXED,
-         seed: int = 7, **format_args: str) -> Outcome:
+         seed: int = 7, game: str = GAME, **format_args: str) -> Outcome:
     """One match: the hostile bot (class ``Hostile`` in ``body``) in seat 0, a random bot in seat 1."""
     marker = "parlour_hostile_" + secrets.token_hex(6)
     folder = tmp_path / "upload"
@@ -110,7 +110,7 @@ def play(referee: RefereeClient, tmp_path: Path, body: str, time_control: TimeCo
     watch = Watch(marker)
     watch.start()
     try:
-        replay = play_via_referee(referee, GAME, "standard", {}, seed, time_control,
+        replay = play_via_referee(referee, game, "standard", {}, seed, time_control,
                                   [f"{path}:Hostile", "random"], ["hostile", "random"], timeout=120,
                                   sandboxed=True)
     finally:
@@ -138,6 +138,23 @@ def test_a_well_behaved_bot_plays_and_its_output_is_aligned_with_its_decisions(r
     asked = [e["decision"] for e in outcome.replay["log"] if e["seat"] == 0 and e["source"] == "bot"]
     assert output[:2] == [(asked[0], f"[output] deciding {asked[0]}"), (asked[0], f"[output] stderr {asked[0]}")]
     assert [d for d, line in output if line.startswith("[output] deciding")] == asked
+
+
+def test_a_sandboxed_bot_searches_a_game_installed_from_another_package(referee, tmp_path):
+    """``bots_sdk.search`` inside the sandbox: the registry reads the installed games' entry points
+    there, and the fifth game's package (examples/kuhn-poker, outside the SDK's folders) is
+    readable, so an uploaded bot determinizes its decisions and plays on."""
+    outcome = play(referee, tmp_path, '''
+        import random
+        from bots_sdk.search import determinize
+
+        class Hostile(RandomBot):
+            def decide(self, decision):
+                probe("determinize", lambda: type(determinize(decision, random.Random(1))).__module__)
+                return RandomBot.decide(self, decision)
+    ''', game="kuhn-poker")
+    assert outcome.statuses[0] == "ok"
+    assert outcome.probes()["determinize"] == "open parlour_kuhn_poker.engine"
 
 
 def test_an_infinite_loop_times_out_and_the_seat_is_forfeited(referee, tmp_path):

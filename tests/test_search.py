@@ -13,11 +13,11 @@ from bots_sdk.decision import Decision
 from bots_sdk.loading import BotSpecError, parse_bot_spec
 from bots_sdk.local import play_match
 from bots_sdk.search import Determinizer, determinize
-from bots_sdk.search.ismcts import EVALUATORS, search
+from bots_sdk.search.ismcts import evaluator, search
 from bots_sdk.search.mcts import MctsBot
-from bots_sdk.search.tussie_mussie import _turns_left
 from referee.games import GAMES, GameState
 from referee.games.tussie_mussie.data import TILE_IDS
+from referee.games.tussie_mussie.search import _turns_left
 
 
 def decision_for(state: GameState, seat: int) -> Decision:
@@ -217,7 +217,7 @@ def test_a_prior_action_is_tried_first_and_kept_when_nothing_beats_it():
     legal = decision.legal_actions
     for prior in (legal[-1], legal[len(legal) // 2]):
         action, _ = search(Determinizer(decision), seat, legal, random.Random(1),
-                           evaluator=EVALUATORS["tricky-twist"], iterations=1, prior=prior, prior_weight=0.5)
+                           evaluator=evaluator("tricky-twist"), iterations=1, prior=prior, prior_weight=0.5)
         assert action == prior
 
 

@@ -8,7 +8,7 @@ import random
 from bots_sdk.decision import Decision
 from bots_sdk.search import Determinizer
 from bots_sdk.search.mcts import MctsBot
-from bots_sdk.search.tricky_twist import _dealable, redraw, reserve_guess
+from referee.games.tricky_twist.search import _dealable, redraw, reserve_guess
 from referee.games.tricky_twist.data import BONUS_IDS, CARD_IDS
 from referee.games.tricky_twist.engine import ALL_FAMILIES, FAMILY_BIT, GAME
 

@@ -1,6 +1,8 @@
-"""The replay viewer's assets (docs/viewer.md): the files exist, every game has a renderer, the
-template loads the static files and holds the controls. The JavaScript itself is exercised in a
-browser by the Playwright tests; here only `node --check` runs, when Node is installed."""
+"""The replay viewer's assets (docs/viewer.md): the core's files exist, each game's renderer (in its
+package, optional: the core draws a game without one generically) registers itself under its id,
+the template loads the core and the game's files and holds the controls. The JavaScript itself is
+exercised in a browser by the Playwright tests; here only `node --check` runs, when Node is
+installed."""
 from __future__ import annotations
 
 import re
@@ -10,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.games.registry import GAMES
+from referee.games.registry import GAMES, packages
 
 ROOT = Path(__file__).resolve().parents[1]
 STATIC = ROOT / "webui" / "static" / "webui"
@@ -26,10 +28,18 @@ CONTROL_IDS = (
 )
 
 
-def renderer_registry(source: str) -> set[str]:
-    match = re.search(r"var RENDERERS = \{(.*?)\};", source, re.S)
-    assert match, "viewer.js has no RENDERERS registry"
-    return set(re.findall(r'"([a-z0-9-]+)"\s*:', match.group(1)))
+def renderers() -> dict[str, Path]:
+    """Each game's renderer file, by game id, for the games whose package has one."""
+    found = {}
+    for game_id, package in packages().items():
+        folder = package.viewer_folder
+        if folder is not None and (folder / "renderer.js").is_file():
+            found[game_id] = folder / "renderer.js"
+    return found
+
+
+def scripts() -> list[Path]:
+    return [JS, *renderers().values()]
 
 
 def test_static_files_exist() -> None:
@@ -37,14 +47,22 @@ def test_static_files_exist() -> None:
         assert path.is_file() and path.stat().st_size > 0, path
 
 
-def test_every_game_has_a_renderer() -> None:
-    registry = renderer_registry(JS.read_text())
-    assert set(GAMES) <= registry, f"no renderer for {set(GAMES) - registry}"
-    assert {"tussie-mussie", "tricky-twist", "misty", "bszzzz"} <= registry
+def test_each_games_renderer_registers_itself_and_a_game_without_one_is_drawn_generically() -> None:
+    """docs/engines.md: a renderer is optional. Each one there is registers its own game's id (and
+    no other), with its styles beside it; the core falls back to its generic renderer."""
+    found = renderers()
+    assert {"tussie-mussie", "tricky-twist", "misty", "bszzzz", "kuhn-poker"} <= set(found)
+    for game_id, path in found.items():
+        source = path.read_text()
+        assert re.findall(r"viewer\.register\(\s*\"([a-z0-9-]+)\"", source) == [game_id], path
+        assert (path.parent / "renderer.css").is_file(), path
+    core = JS.read_text()
+    assert "function register(gameId, renderer)" in core and "render: renderGeneric" in core
+    assert not set(GAMES) & set(re.findall(r'"([a-z0-9-]+)"', core)), "the core names no game"
 
 
 def test_the_viewer_never_parses_html() -> None:
-    source = JS.read_text()
+    source = "\n".join(path.read_text() for path in scripts())
     for forbidden in (".innerHTML", ".outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function",
                       "createContextualFragment", "DOMParser"):
         assert forbidden not in source, forbidden
@@ -54,7 +72,8 @@ def test_cards_are_tiles_not_text() -> None:
     css = CSS.read_text()
     for selector in (".card ", ".card.card-back", ".card-value", ".card-name", ".card-kind", ".colour-red"):
         assert selector in css, selector
-    assert not re.search(r"url\(\s*['\"]?https?:", css), "no images from the network"
+    for path in [CSS, *(p.parent / "renderer.css" for p in renderers().values())]:
+        assert not re.search(r"url\(\s*['\"]?https?:", path.read_text()), f"{path}: no images from the network"
 
 
 def test_template_loads_the_static_files() -> None:
@@ -94,6 +113,16 @@ def test_template_renders(render) -> None:
     assert 'data-replay-url="/matches/7/replay.json?x=&quot;&lt;b&gt;&quot;"' in html
     assert '<script id="viewer-perspectives" type="application/json">["spectator", "seat-1"]</script>' in html
     assert 'id="viewer-download" class="viewer-download" href="/matches/7/replay.gz"' in html
+    assert "/static/games/" not in html  # no game given: the core alone
+
+
+def test_template_loads_the_games_renderer_after_the_core(render) -> None:
+    html = render({"replay_url": "/r.json", "game": "misty"})
+    core = html.index('<script src="/static/webui/viewer.js" defer></script>')
+    assert html.index('<script src="/static/games/misty/renderer.js" defer></script>') > core
+    assert html.index('<link rel="stylesheet" href="/static/games/misty/renderer.css">') > \
+        html.index('<link rel="stylesheet" href="/static/webui/viewer.css">')
+    assert "/static/games/" not in render({"replay_url": "/r.json", "game": "no-such-game"})
 
 
 def test_template_without_optional_values(render) -> None:
@@ -106,7 +135,8 @@ def test_template_without_optional_values(render) -> None:
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
 def test_viewer_js_parses() -> None:
-    subprocess.run(["node", "--check", str(JS)], check=True, capture_output=True, timeout=60)
+    for path in scripts():
+        subprocess.run(["node", "--check", str(path)], check=True, capture_output=True, timeout=60)
 
 
 def test_template_renders_the_card_texts_for_the_tooltips(render) -> None:

@@ -90,9 +90,10 @@ class WarmBot:
         self.idle_since = 0.0  # a one-seat bot: when it was last handed back clean
         self.sandbox = None
         if key.sandboxed:
+            from referee.games.registry import source_folders
             from sandbox import Sandbox
 
-            self.sandbox = Sandbox(key.spec, sandbox_socket, bot_root=key.root)
+            self.sandbox = Sandbox(key.spec, sandbox_socket, bot_root=key.root, readable=source_folders())
             # registered before it exists: a worker killed at any moment leaves it to the next
             # worker's start (arena.bots.sandbox_reaper)
             sandbox_reaper.register(self.sandbox.name, 0, sandbox_reaper.cgroup_paths(self.sandbox.name), "full")

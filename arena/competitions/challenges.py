@@ -20,7 +20,7 @@ from django.utils import timezone
 from referee.games import GAMES
 from referee.games.seeding import draw_seed
 
-from ..bots.house_entrants import HOUSE_SPECS, house_version
+from ..bots.house_entrants import house_specs, house_version
 from ..fleet.enqueue import enqueue_matches
 from ..models import Bot, BotVersion, Match, MatchSeat
 
@@ -55,7 +55,7 @@ def opponents(user, bot: Bot) -> list[Opponent]:
     """Whom ``bot`` may be challenged against."""
     most = max(count for _, counts in variants(bot.game) for count in counts) - 1
     house = [Opponent(f"house:{spec}{'' if n == 1 else f'#{n}'}", f"house {spec}{'' if n == 1 else f' #{n}'}")
-             for spec in HOUSE_SPECS for n in range(1, most + 1)]
+             for spec in house_specs(bot.game) for n in range(1, most + 1)]
     playing = Bot.objects.filter(game=bot.game, active=True, deleted=None).exclude(pk=bot.pk).exclude(kind=Bot.HOUSE)
     playing = playing.filter(Q(owner=user) | ~Q(kind=Bot.REMOTE))
     own = [Opponent(f"version:{v.pk}", f"{v.bot.name} v{v.number} ({'yours' if v.bot.owner_id == user.pk else v.bot.owner.username})")

@@ -3,8 +3,8 @@
 Each iteration draws a determinization of the decision (``Determinizer.sample``), walks down one
 shared tree choosing actions by UCB among those legal in *this* determinization (an action's
 exploration term counts the iterations it was available, not the parent's visits), adds one node,
-plays the rest of the round out (``playouts.POLICIES``: cheap rules of thumb, random
-elsewhere) and backs every seat's reward up the path.
+plays the rest of the round out (the game's ``playout`` policy: a cheap rule of thumb, or
+uniformly random) and backs every seat's reward up the path.
 
 With ``model_opponents``, only the searching seat's choices are searched: the other seats play by
 the playout policy in the tree too (a single-observer tree otherwise lets an opponent's node learn
@@ -24,26 +24,27 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from referee.games import GameState
+from referee.games.hooks import Cutoff, Playout
 
 from . import Determinizer
-from .cutoffs import Cutoff
-from .playouts import Policy, random_policy
 
 Action = dict[str, Any]
-ActionKey = tuple
+ActionKey = Hashable
+Policy = Playout  # (state, seat, legal actions, rng) -> action
+
+
+def random_policy(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
+    return legal[rng.randrange(len(legal))]
 
 
 def action_key(action: Action) -> ActionKey:
-    """Actions that do the same thing share a key, so their statistics are not split: a seat's
-    three Bszzzz! swatters are one choice (they differ only by id)."""
-    card = action.get("card")
-    if card is not None and card.startswith("swatter-"):
-        return ("play", "swatter")
+    """The action itself, hashable: the default where a game's hooks give no ``action_key``
+    (actions that do the same thing then share a key, so their statistics are not split)."""
     return tuple(action.items())
 
 
@@ -75,18 +76,13 @@ class Evaluator:
         return [0.5 + 0.5 * math.tanh((g - (total - g) / (n - 1)) / self.scale) for g in gains]
 
 
-# Scores so far, mid-match (``result()`` is for terminal states): each engine's running totals.
-def misty_scores(state: Any) -> list[float]:
-    """Round wins decide a Misty match; points break ties and tell a near miss from a rout."""
-    return [w + 0.05 * p for w, p in zip(state.round_wins(), state.total_points())]
+def evaluator(game_id: str) -> Evaluator:
+    """The game's evaluator: its hooks' running scores mid-match (``result()`` is for terminal
+    states) and their scale."""
+    from . import search_hooks
 
-
-EVALUATORS: dict[str, Evaluator] = {
-    "tussie-mussie": Evaluator(lambda state: state.totals(), 6.0),
-    "misty": Evaluator(misty_scores, 0.5),
-    "tricky-twist": Evaluator(lambda state: state.totals, 6.0),
-    "bszzzz": Evaluator(lambda state: state.totals, 6.0),
-}
+    hooks = search_hooks(game_id)
+    return Evaluator(hooks.score, hooks.score_scale)
 
 
 @dataclass
@@ -101,7 +97,8 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
            seconds: float | None = None, exploration: float = 0.3,
            model_opponents: bool = False, opponent: Policy | None = None,
            cutoff: Cutoff | None = None, prior: Action | None = None,
-           prior_weight: float = 0.0) -> tuple[Action, SearchStats]:
+           prior_weight: float = 0.0,
+           key: Callable[[Action], ActionKey] = action_key) -> tuple[Action, SearchStats]:
     """The most visited of ``legal`` after ``iterations`` iterations (exactly: the result is then
     a function of ``rng``'s state) or when ``seconds`` have passed, whichever is set (both: the
     first reached). ``model_opponents``: the other seats play by ``policy`` in the tree as in
@@ -109,11 +106,12 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
     iteration adds (or the first ``cutoff.settled`` state) is scored by its estimate. ``prior``: an
     action of ``seat`` at the root that a rule of thumb recommends, tried first and favoured by a
     bonus ``prior_weight / (1 + its visits)`` (progressive bias): with few iterations the noise
-    of a handful of playouts does not overrule a sound rule, with many the statistics do."""
+    of a handful of playouts does not overrule a sound rule, with many the statistics do. ``key``:
+    actions that do the same thing share a key (the game's ``action_key``)."""
     if len(legal) == 1:
         return legal[0], SearchStats(0, 0.0, {})
     root = Node()
-    bias = (seat, action_key(prior), prior_weight) if prior is not None else None
+    bias = (seat, key(prior), prior_weight) if prior is not None else None
     start = time.perf_counter()
     done = 0
     while True:
@@ -122,12 +120,12 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
         if seconds is not None and time.perf_counter() - start >= seconds:
             break
         iterate(root, sampler.sample(rng), rng, evaluator, policy, exploration,
-                seat if model_opponents else None, opponent, cutoff, bias)
+                seat if model_opponents else None, opponent, cutoff, bias, key)
         done += 1
     table = root.stats.get(seat, {})
     by_key: dict[ActionKey, Action] = {}
     for action in legal:
-        by_key.setdefault(action_key(action), action)
+        by_key.setdefault(key(action), action)
     visits = {k: table[k][0] if k in table else 0 for k in by_key}
     best = max(by_key, key=lambda k: (visits[k], table[k][1] if k in table else 0.0))
     stats = SearchStats(done, time.perf_counter() - start,
@@ -137,7 +135,8 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
 
 def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluator, policy: Policy,
             exploration: float, searcher: int | None = None, opponent: Policy | None = None,
-            cutoff: Cutoff | None = None, bias: tuple[int, ActionKey, float] | None = None) -> None:
+            cutoff: Cutoff | None = None, bias: tuple[int, ActionKey, float] | None = None,
+            key: Callable[[Action], ActionKey] = action_key) -> None:
     """One iteration on one determinization: select, expand one node, play out (or, with a
     ``cutoff``, estimate), back up. With a ``searcher``, the other seats play by ``policy`` in the
     tree too (their choices branch the tree like chance, with no statistics of their own)."""
@@ -159,17 +158,17 @@ def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluat
             legal = state.legal_actions(seat)
             if searcher is not None and seat != searcher:
                 action = (opponent or policy)(state, seat, legal, rng)
-                choices.append((seat, action_key(action), False))
+                choices.append((seat, key(action), False))
                 state.apply(seat, action)
                 continue
             table = node.stats.get(seat)
             if table is None:
                 table = node.stats[seat] = {}
             if bias is not None and node is root and seat == bias[0]:
-                action = select(table, legal, rng, exploration, bias[1], bias[2])
+                action = select(table, legal, rng, exploration, bias[1], bias[2], key)
             else:
-                action = select(table, legal, rng, exploration)
-            choices.append((seat, action_key(action), True))
+                action = select(table, legal, rng, exploration, key=key)
+            choices.append((seat, key(action), True))
             state.apply(seat, action)
         path.append((node, choices))
         joint = tuple(choices)
@@ -193,7 +192,8 @@ def iterate(root: Node, state: GameState, rng: random.Random, evaluator: Evaluat
 
 
 def select(table: dict[ActionKey, list], legal: list[Action], rng: random.Random,
-           exploration: float, favoured: ActionKey | None = None, bias: float = 0.0) -> Action:
+           exploration: float, favoured: ActionKey | None = None, bias: float = 0.0,
+           key: Callable[[Action], ActionKey] = action_key) -> Action:
     """UCB over the actions legal here; an action never tried is tried first (``favoured`` first,
     then one at random, so equal choices are spread without a bias to the first). ``favoured``
     gets ``bias / (1 + visits)`` more."""
@@ -201,26 +201,26 @@ def select(table: dict[ActionKey, list], legal: list[Action], rng: random.Random
     first = None
     entries = {}
     for action in legal:
-        key = action_key(action)
-        if key in entries:
+        k = key(action)
+        if k in entries:
             continue
-        entry = table.get(key)
+        entry = table.get(k)
         if entry is None:
-            entry = table[key] = [0, 0.0, 0, action]
-        entries[key] = (entry, action)
+            entry = table[k] = [0, 0.0, 0, action]
+        entries[k] = (entry, action)
         entry[2] += 1
         if entry[0] == 0:
             untried.append(action)
-            if key == favoured:
+            if k == favoured:
                 first = action
     if first is not None:
         return first
     if untried:
         return untried[rng.randrange(len(untried))]
     best, best_value = legal[0], -1.0
-    for key, ((visits, total, available, _), action) in entries.items():
+    for k, ((visits, total, available, _), action) in entries.items():
         value = total / visits + exploration * math.sqrt(math.log(available) / visits)
-        if key == favoured:
+        if k == favoured:
             value += bias / (1 + visits)
         if value > best_value:
             best, best_value = action, value

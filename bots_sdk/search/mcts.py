@@ -1,4 +1,5 @@
-"""The ``mcts`` house bot: Information Set MCTS on determinizations, for every game.
+"""The ``mcts`` house bot: Information Set MCTS on determinizations, for every game with search
+hooks (its package's ``search.HOOKS``).
 
     python -m bots_sdk play tussie-mussie 'mcts?budget=0.05' greedy --games 200
 
@@ -6,7 +7,8 @@ Parameters (the house bots' spec syntax, ``name?key=value&key=value``):
 - ``budget``: seconds of search per decision (default 0.05), never more than half the time the
   decision has left;
 - ``playouts``: a fixed number of iterations per decision instead (then the decision depends only
-  on the seed and the observation: reproducible on any machine);
+  on the seed and the observation: reproducible on any machine); a game whose hooks set
+  ``playouts`` (a small game, settled in milliseconds) is searched that way by default;
 - ``seed``: the search's random seed (default: the bot's own seed from the platform).
 """
 from __future__ import annotations
@@ -14,23 +16,16 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from referee.games.registry import package
+
 from ..bot import Bot
 from ..decision import Decision
-from ..greedy import greedy_bot_class
-from . import Determinizer
-from .cutoffs import CUTOFFS
-from .ismcts import EVALUATORS, search
-from .playouts import POLICIES, opponent_model, random_policy
+from ..greedy import GreedyBot
+from . import Determinizer, search_hooks
+from .ismcts import Evaluator, action_key, random_policy, search
 
 DEFAULT_BUDGET = 0.05
 DEADLINE_SHARE = 0.5  # of the decision's time left, at most, whatever the budget
-# Per game, the progressive bias towards the greedy bot's choice at the root (``search(prior=)``):
-# where a few hundred noisy playouts cannot tell good moves from bad, the rule of thumb decides.
-PRIOR_WEIGHTS: dict[str, float] = {"tricky-twist": 1.5}
-# Per game, the kinds of decision left to the greedy bot without a search: a Tricky Twist reserve
-# pick (one card of twelve, judged by a whole round's playouts with three hidden hands) was noise
-# at these budgets; greedy's rule (shortest families away) won more: docs/search.md.
-GREEDY_DECISIONS: dict[str, frozenset[str]] = {"tricky-twist": frozenset({"reserve"})}
 
 
 class MctsBot(Bot):
@@ -48,31 +43,38 @@ class MctsBot(Bot):
     def on_match_start(self, game: str, seat: int, options: dict[str, Any], seed: int) -> None:
         if self.fixed_seed is not None:
             self.rng = random.Random(self.fixed_seed)
-        self.greedy = greedy_bot_class(game)()
-        self.greedy.start(game, seat, options, self.rng.getrandbits(32))
+        self.hooks = search_hooks(game)
+        # the greedy policy, where the hooks lean on it (a prior, decisions left to it, a settled cutoff)
+        greedy_seed = self.rng.getrandbits(32)
+        self.greedy = GreedyBot() if package(game).policy is not None else None
+        if self.greedy is not None:
+            self.greedy.start(game, seat, options, greedy_seed)
 
     def decide(self, decision: Decision) -> dict[str, Any]:
         legal = decision.legal_actions
         if len(legal) == 1:
             return legal[0]
-        if legal[0]["type"] in GREEDY_DECISIONS.get(decision.game, ()):
+        hooks = self.hooks
+        if legal[0]["type"] in hooks.greedy_decisions:
             return self.greedy.decide(decision)
-        seconds = None if self.playouts is not None else self.budget
+        playouts = self.playouts if self.playouts is not None else hooks.playouts
+        seconds = None if playouts is not None else self.budget
         if decision.time_left is not None:
             cap = decision.time_left * DEADLINE_SHARE
             seconds = cap if seconds is None else min(seconds, cap)
-        opponent = opponent_model(decision.game)
-        cutoff = CUTOFFS.get(decision.game)
+        cutoff = hooks.cutoff
         sampler = Determinizer(decision)
         if cutoff is not None and cutoff.settled(sampler.base):
             return self.greedy.decide(decision)  # the rest of the round is solved exactly there
-        weight = PRIOR_WEIGHTS.get(decision.game, 0.0)
-        prior = self.greedy.decide(decision) if weight else None
+        prior = self.greedy.decide(decision) if hooks.prior_weight else None
+        policy = hooks.playout or random_policy
         action, stats = search(sampler, decision.seat, legal, self.rng,
-                               evaluator=EVALUATORS[decision.game],
-                               policy=POLICIES.get(decision.game, random_policy), iterations=self.playouts,
-                               seconds=seconds, model_opponents=opponent is not None, opponent=opponent,
-                               cutoff=cutoff, prior=prior, prior_weight=weight)
-        if self.playouts is not None and stats.iterations < self.playouts:
-            self.log(f"mcts: stopped at {stats.iterations} of {self.playouts} playouts (the deadline)")
+                               evaluator=Evaluator(hooks.score, hooks.score_scale),
+                               policy=policy, iterations=playouts,
+                               seconds=seconds, model_opponents=hooks.model_opponents,
+                               opponent=policy if hooks.model_opponents else None,
+                               cutoff=cutoff, prior=prior, prior_weight=hooks.prior_weight,
+                               key=hooks.action_key or action_key)
+        if playouts is not None and stats.iterations < playouts:
+            self.log(f"mcts: stopped at {stats.iterations} of {playouts} playouts (the deadline)")
         return action

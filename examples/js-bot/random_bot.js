@@ -2,7 +2,9 @@
 // loads at run time. Usage:
 //   node random_bot.js --referee HOST:PORT --seat-token TOKEN [--protos DIR]
 // It joins with its seat token, answers every decision with a random legal action (by index), and
-// prints the match result as JSON when the match ends.
+// prints the match result as JSON when the match ends. A game without typed messages travels in the
+// generic encoding (docs/protocol.md): its observation and actions are JSON text in the `json`
+// field; the bot then reads the observation and answers with the whole action, as JSON.
 "use strict";
 
 const path = require("path");
@@ -49,9 +51,20 @@ stream.on("data", (message) => {
   } else if (message.message === "decision") {
     const decision = message.decision;
     const index = Math.floor(random() * decision.legal_actions.length);
-    stream.write({ answer: { protocol_version: PROTOCOL_VERSION, decision_id: decision.decision_id, index } });
-    stream.write({ log: { protocol_version: PROTOCOL_VERSION, decision_id: decision.decision_id,
-                          text: `chose ${decision.legal_actions[index].label}` } });
+    const chosen = decision.legal_actions[index];
+    const answer = { protocol_version: PROTOCOL_VERSION, decision_id: decision.decision_id, index };
+    let text = `chose ${chosen.label}`;
+    if (decision.observation.game === "json") {
+      // the generic encoding: the observation is the engine's JSON; the action goes back whole
+      const observation = JSON.parse(decision.observation.json);
+      const action = JSON.parse(chosen.action.json);
+      delete answer.index;
+      answer.action = { json: JSON.stringify(action) };
+      text += ` as ${JSON.stringify(action)} (observation: round ${observation.round}, seat ${observation.seat})`;
+    }
+    // the log line first: one sent after the match's last answer may come after its end
+    stream.write({ log: { protocol_version: PROTOCOL_VERSION, decision_id: decision.decision_id, text } });
+    stream.write({ answer });
   } else if (message.message === "fault") {
     console.error(`fault on decision ${message.fault.decision_id}: ${message.fault.reason}`);
   } else if (message.message === "end") {

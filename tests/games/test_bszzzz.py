@@ -568,7 +568,7 @@ def test_determinism_and_positions_round_trip(variant, options):
 
 def test_greedy_bot_plays_legally_and_beats_random_bots():
     from bots_sdk import Decision, RandomBot
-    from bots_sdk.greedy.bszzzz import GreedyBot
+    from bots_sdk.greedy import GreedyBot
 
     config = GAME.configure(4, options={"round_cap": 5})
     wins = 0

@@ -44,7 +44,8 @@ def test_greedy_plays_three_players_validly():
 
 def test_greedy_round_end_options_match_the_engine():
     """The bot plans its later round-end steps with the options the engine will offer."""
-    bot = greedy_bot_class("tricky-twist")()
+    from referee.games.tricky_twist.policy import step_options
+
     rng = random.Random(5)
     compared = 0
     for seed in range(200):
@@ -56,8 +57,8 @@ def test_greedy_round_end_options_match_the_engine():
                 obs = state.observation(seat)
                 bonus = obs["round_end_steps"][len(obs["my_choices"])]
                 pos = state.position_state()
-                planned = bot.step_options(obs, bonus, pos["tricks"][seat], pos["false_tricks"][seat],
-                                           obs["my_choices"])
+                planned = step_options(obs, bonus, pos["tricks"][seat], pos["false_tricks"][seat],
+                                       obs["my_choices"])
                 assert planned == state.legal_actions(seat)
                 compared += 1
             seat = seats[0]
@@ -92,10 +93,10 @@ def position(hands: list[list[str]], *, turn: int, trick: list | None = None, tr
 
 
 def policy_play(state) -> str:
-    from bots_sdk.search.playouts import _tricky_twist_play
+    from referee.games.tricky_twist.search import card_play
 
     seat = state.to_move()[0]
-    return _tricky_twist_play(state, seat, state.legal_actions(seat))["card"]
+    return card_play(state, seat, state.legal_actions(seat))["card"]
 
 
 def test_playout_policy_ducks_a_trick_once_its_tricks_match_its_false_tricks():
@@ -134,7 +135,7 @@ def test_playout_policy_plays_cards_as_the_greedy_bot_does():
     """The policy stands for the greedy opponents in the search's tree: on the positions of random
     games it picks greedy's card (all but a take-back's rare traces: greedy counts a card taken
     back as seen)."""
-    from bots_sdk.search.playouts import _tricky_twist_play, greedy_choice
+    from referee.games.tricky_twist.search import card_play
 
     bot = greedy_bot_class("tricky-twist")()
     rng = random.Random(1)
@@ -146,7 +147,7 @@ def test_playout_policy_plays_cards_as_the_greedy_bot_does():
             legal = state.legal_actions(seat)
             if state.phase == "play" and len(legal) > 1:
                 total += 1
-                same += _tricky_twist_play(state, seat, legal) == greedy_choice(bot, state, seat, legal)
+                same += card_play(state, seat, legal) == bot.decide(decision(state, seat))
             state.apply(seat, rng.choice(legal))
     assert total > 500 and same >= 0.99 * total, (same, total)
 
@@ -154,7 +155,7 @@ def test_playout_policy_plays_cards_as_the_greedy_bot_does():
 def _round_end_choice_reference(state, seat: int, legal: list[dict]) -> dict:
     """``_round_end_choice`` the plain way (every action through ``effective_piles``): the
     yardstick for the fast one."""
-    from bots_sdk.search.playouts import _card_stars
+    from referee.games.tricky_twist.search import card_stars
     from referee.games.tricky_twist.data import CARD_FAMILY, CARD_VALUE
     from referee.games.tricky_twist.engine import base_stars, effective_piles
 
@@ -168,7 +169,7 @@ def _round_end_choice_reference(state, seat: int, legal: list[dict]) -> dict:
         piles, fts = effective_piles(tricks, falses, done + [action])
         everyone[seat] = [(f["value"], f["family"]) for f in fts]
         bonus = len(piles) if premium else 0
-        return base_stars(len(piles), len(fts)) + _card_stars(state, seat, everyone) + bonus
+        return base_stars(len(piles), len(fts)) + card_stars(state, seat, everyone) + bonus
 
     return max(legal, key=stars)
 
@@ -177,7 +178,7 @@ def _round_end_choice_reference(state, seat: int, legal: list[dict]) -> dict:
 def test_playout_round_end_choice_matches_the_plain_computation():
     """The round-end Bonus choice computed from one ``effective_piles`` equals trying every action
     through it, on every round-end step of random games."""
-    from bots_sdk.search.playouts import _round_end_choice
+    from referee.games.tricky_twist.search import round_end_choice
 
     rng = random.Random(2)
     compared = 0
@@ -189,7 +190,7 @@ def test_playout_round_end_choice_matches_the_plain_computation():
                     continue
                 legal = state.legal_actions(seat)
                 if state.phase == "round_end":
-                    assert _round_end_choice(state, seat, legal) == _round_end_choice_reference(state, seat, legal)
+                    assert round_end_choice(state, seat, legal) == _round_end_choice_reference(state, seat, legal)
                     compared += 1
                 takes = [a for a in legal if a["type"] == "take_bonus"]  # hold Bonus cards to choose with
                 state.apply(seat, rng.choice(takes or legal))

@@ -75,7 +75,7 @@ def test_the_onboarding_pages(client) -> None:
     greedy = house_version("misty", "greedy")
     Rating.objects.create(ladder=standard_ladder("misty"), bot_version=greedy, mu=31.5, sigma=2.0, games=40, wins=30)
     page = client.get(reverse("learn_game", args=["misty"]))
-    assertContains(page, "<h1>Misty (<code>misty</code>, engine")  # docs/rules/misty.md, rendered
+    assertContains(page, "<h1>Misty (<code>misty</code>, engine")  # referee/games/misty/rules.md, rendered
     assertContains(page, "message MistyCard {")  # the typed observation, from its .proto
     assertContains(page, "<td class=\"num\">25.50</td>")  # greedy's rating, μ − 3σ
     assertContains(page, "75%")

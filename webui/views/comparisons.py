@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from arena.bots.house_entrants import HOUSE_SPECS, house_version
+from arena.bots.house_entrants import house_specs, house_version
 from arena.competitions.comparison_requests import start_comparison
 from arena.models import Bot, BotVersion, Comparison
 
@@ -17,7 +17,7 @@ from .common import game_names, owned_bot_or_403, owner_only
 def compare_choices(bot: Bot) -> list[tuple[int, str]]:
     """What an owner may compare: the bot's active versions and the game's house bots."""
     own = [(v.pk, f"{bot.name} v{v.number}") for v in bot.versions.filter(state=BotVersion.ACTIVE).order_by("-number")]
-    return own + [(house_version(bot.game, spec).pk, f"house {spec}") for spec in HOUSE_SPECS]
+    return own + [(house_version(bot.game, spec).pk, f"house {spec}") for spec in house_specs(bot.game)]
 
 
 @owner_only

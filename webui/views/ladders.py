@@ -12,6 +12,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from arena.games import solo_games
 from arena.competitions import ladder_editions
 from arena.competitions.ladder import standard_ladder
 from arena.competitions.ladder_tables import ladder_keys, parse_sort, ranked_rows, shown_count
@@ -39,7 +40,7 @@ def ladder(request, game: str):
     page.object_list = context["rows"]
     return render(request, "webui/ladder.html", {
         **context, "page": page, "game": game, "game_name": game_names()[game],
-        "has_solo": game == "tussie-mussie" or Match.objects.filter(game=game, variant="solo").exists(),
+        "has_solo": game in solo_games() or Match.objects.filter(game=game, variant="solo").exists(),
     })
 
 

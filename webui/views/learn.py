@@ -40,6 +40,6 @@ def learn_game(request, game: str):
     rules = onboarding.rules(game)
     return render(request, "webui/learn_game.html", {
         "game": game, "game_name": names[game], "rules": markdown(rules) if rules else None,
-        "proto": onboarding.proto(game), "proto_name": f"protos/parlour/v1/{game.replace('-', '_')}.proto",
+        "proto": onboarding.proto(game), "proto_name": onboarding.proto_name(game),
         "house": onboarding.house_strength(game),
     })

@@ -1,4 +1,4 @@
-"""Bszzzz! card data, exactly as ``docs/rules/bszzzz.md`` gives it (nothing else lives here).
+"""Bszzzz! card data, exactly as ``rules.md`` gives it (nothing else lives here).
 
 Two decks of 60 trick cards each (``deck=rulebook``: 40 pests, 9 useful insects, 11 webs; ``deck=original``:
 48 / 9 / 3), plus 3 swatters per player colour. Colours and values are platform rulings.
@@ -106,7 +106,7 @@ SWATTERS = {colour: _intern(cards) for colour, cards in SWATTERS.items()}
 
 
 def _card_text(card: Card) -> str:
-    """What a card does, in the words of docs/rules/bszzzz.md."""
+    """What a card does, in the words of rules.md."""
     if card.kind == PEST:
         return f"pest: capture +{card.capture}, hand penalty {card.penalty}; only the turn seat may play it"
     if card.kind == USEFUL:

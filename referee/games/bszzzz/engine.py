@@ -1,4 +1,4 @@
-"""Bszzzz!: the rules, top to bottom (the rulebook as read by the platform: ``docs/rules/bszzzz.md``).
+"""Bszzzz!: the rules, top to bottom (the rulebook as read by the platform: ``rules.md``).
 
 A round: every seat holds its dealt trick cards plus the 3 swatters of its colour. Play is a series of
 **reaction windows**. Each window asks, at once and sealed, every seat holding any card; each submits one
@@ -20,7 +20,7 @@ reaches 100, or at ``round_cap``. Total variant: no turn, nobody forced, any sea
 card (pests included); a trick's first window gives priority from the last trick's winner; a window in
 which nobody plays ends the round.
 
-Choices where the rulings (docs/rules/bszzzz.md) and the rulebook are silent (the platform's):
+Choices where the rulings (rules.md) and the rulebook are silent (the platform's):
 - "Twice in a row" applies within a trick in both variants: the seat whose card is on top of the trick
   may not play; on an empty trick anyone may (so a web's player may add a useful insect to the next
   trick's first window).

@@ -1,1 +1,4 @@
 """Misty."""
+from .engine import GAME
+
+__all__ = ["GAME"]

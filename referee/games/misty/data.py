@@ -1,4 +1,4 @@
-"""Misty's 54 cards, as docs/rules/misty.md gives them (the counts are a platform ruling).
+"""Misty's 54 cards, as rules.md gives them (the counts are a platform ruling).
 
 Every physical copy has a fixed id (``"rocket-2"``, ``"scooter-left-1"``) given before any shuffle.
 Cards of the same kind and motif are interchangeable.
@@ -53,7 +53,7 @@ CARDS: dict[str, Card] = {
 }
 CARD_IDS: tuple[str, ...] = tuple(CARDS)
 
-# What each kind does, in the words of docs/rules/misty.md (GameDescription.card_texts).
+# What each kind does, in the words of rules.md (GameDescription.card_texts).
 _ARROW_TEXT = ("arrow: when activated moves one cell {0}, once, onto whatever is there (a card moving out of "
                "the window is removed); a covered arrow never moves; 1 point alone on its cell")
 KIND_TEXT: dict[str, str] = {

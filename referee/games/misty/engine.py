@@ -17,7 +17,7 @@ Coordinates: during construction, relative to the seat's first card at (0, 0), r
 downward (so they may be negative); when construction ends, every window is renumbered from its
 top-left corner, (0, 0) to (rows-1, cols-1).
 
-Choices where the rulings (docs/rules/misty.md) and the rulebook are silent (the platform's):
+Choices where the rulings (rules.md) and the rulebook are silent (the platform's):
 - The draft choice is split in two steps (the card, then its cell), both sealed: one list of every
   card x cell pair would run to ~100 actions.
 - The first player is seat 0 in round 1 and moves one seat left each round (it only orders the

@@ -1,1 +1,4 @@
 """Tricky Twist (Taylor Reiner; published as Short Zoot Suit)."""
+from .engine import GAME
+
+__all__ = ["GAME"]

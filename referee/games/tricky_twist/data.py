@@ -1,4 +1,4 @@
-"""Tricky Twist's cards and tables, as docs/rules/tricky-twist.md gives them."""
+"""Tricky Twist's cards and tables, as rules.md gives them."""
 from __future__ import annotations
 
 # --- Number cards: values 1-12 in four families; the 7 of each family carries the Bonus icon.

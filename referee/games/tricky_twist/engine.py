@@ -12,7 +12,7 @@ or never. The round ends after a trick when a seat's hand is empty (option ``end
 Bonus choices are then made by all seats at once, sealed, and revealed before scoring. As many
 rounds as players, the first player moving one seat left; total stars win, ties share.
 
-Choices where the rulebook and the rulings (docs/rules/tricky-twist.md) are silent (the platform's):
+Choices where the rulebook and the rulings (rules.md) are silent (the platform's):
 - The reserve picks are made in lockstep: pick k of every seat is collected before pick k+1 is
   asked. A reserve is shuffled from the stream ``(seed, "reserve", round)``; the round's Scoring
   card is drawn from ``(seed, "scoring", round)`` among the cards not revealed yet.

@@ -1,4 +1,4 @@
-"""Tussie Mussie's components, as docs/rules/tussie-mussie.md gives them."""
+"""Tussie Mussie's components, as rules.md gives them."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -39,7 +39,7 @@ TILES: dict[str, Tile] = {
         Tile("marigold", "Marigold", "Œillet d'Inde", 2, "yellow", "pre-presentation"),
     )
 }
-# Each tile's effect in the words of docs/rules/tussie-mussie.md ("none" for the two plain tiles).
+# Each tile's effect in the words of rules.md ("none" for the two plain tiles).
 EFFECTS: dict[str, str] = {
     "camellia": "none",
     "red_rose": "+1 for each heart on all your tiles",
@@ -77,7 +77,7 @@ TILE_IDS: tuple[str, ...] = tuple(TILES)  # fixed order, never a deck position
 PRE_PRESENTATION = frozenset(t.id for t in TILES.values() if t.timing == "pre-presentation")
 ALPHABETICAL_RANK = {tid: i for i, tid in enumerate(sorted(TILES, key=lambda t: TILES[t].name))}
 
-# Solo Turn cards (a platform ruling, docs/rules/tussie-mussie.md). Organization: the sides of the 2 drawn tiles
+# Solo Turn cards (a platform ruling, rules.md). Organization: the sides of the 2 drawn tiles
 # ("U" face up, "D" face down). An option: (choose side: "U", "D" or "*"; you place; apprentice places).
 TURN_CARDS: dict[str, dict] = {
     "T1": {"layout": ("U", "U"), "options": {"a": ("U", "U", "U"), "b": ("U", "D", "D")}},

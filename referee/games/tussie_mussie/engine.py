@@ -7,7 +7,7 @@ its abilities), Presentation (scoring). Three rounds; the first player moves one
 Solo (``variant=solo``, one seat): four turns per round, each a Turn card laying out two tiles that
 the seat splits with the apprentice (an automaton of the engine, hand index 1).
 
-Choices where the rulings (docs/rules/tussie-mussie.md) are silent (the platform's):
+Choices where the rulings (rules.md) are silent (the platform's):
 - The Orchid's actions offer the four colours other than its own white (white = not using it).
 - The Snapdragon moves distinct tiles: its second move offers the other columns, or stopping.
 - A seat with no usable Pre-Presentation ability is not asked anything in that phase.

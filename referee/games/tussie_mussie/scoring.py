@@ -1,4 +1,4 @@
-"""Presentation scoring: hearts plus each tile's effect, left to right (docs/rules/tussie-mussie.md)."""
+"""Presentation scoring: hearts plus each tile's effect, left to right (rules.md)."""
 from __future__ import annotations
 
 from collections.abc import Sequence

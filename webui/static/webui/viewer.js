@@ -1,8 +1,12 @@
 /* Parlour replay viewer: plain JavaScript, no framework, no build step.
  *
- * Reads a replay (the JSON documented at the top of referee/replay.py) from the container's
- * data-replay-url and draws one step at a time, for the spectator, one seat, or every seat's own
- * view side by side ("everything revealed"). docs/viewer.md lists the element ids and classes.
+ * The core: reads a replay (the JSON documented at the top of referee/replay.py) from the
+ * container's data-replay-url and keeps its frames, the controls, the perspectives (the spectator,
+ * one seat, or every seat's own view side by side: "everything revealed"), the jumps and events, and
+ * a live match's following. Each game's board is drawn by its renderer, a file in the game's own
+ * package that registers itself (ParlourViewer.register) and is loaded after this one; a game with
+ * none is drawn as a readable outline. docs/viewer.md lists the extension points, element ids and
+ * classes.
  *
  * Security: bot names, log lines and every value of a replay are user-supplied, so the DOM is built
  * with createElement / textContent only (no HTML is ever parsed), and values become class names only after
@@ -321,750 +325,8 @@
     }).join(", ");
   }
 
-  // ================================================================== Tussie Mussie
-  var TM_PHASES = { offer: "Offers", take: "Offers (taking)", distribute: "Turn card", pre: "Pre-Presentation", over: "Match over" };
 
-  function tmTile(tile, extra) {
-    tile = obj(tile);
-    extra = extra || {};
-    if (tile.hidden) return cardBack({ small: extra.small, title: extra.title || "face-down tile" });
-    var hearts = isNum(tile.hearts) ? tile.hearts : 0;
-    return card({
-      id: tile.id, name: tile.name || tile.id, colour: tile.colour, kind: "tile",
-      kindLabel: tile.timing === "pre-presentation" ? "pre-presentation" : tile.timing === "scoring" ? "scoring" : "",
-      value: hearts ? new Array(hearts + 1).join("\u2665") : "0\u2661", symbol: "\u273f",
-      classes: extra.classes, note: extra.note, small: extra.small,
-    });
-  }
-  function tmArrangement(ctx, columns, label) {
-    columns = arr(columns);
-    var table = h("table", { class: "tm-arrangement" });
-    var rows = [["bouquet", "Bouquet"], ["keepsakes", "Keepsakes"]];
-    rows.forEach(function (r) {
-      var tr = h("tr", { class: "tm-row tm-" + r[0] }, h("th", { text: r[1] }));
-      columns.forEach(function (col, i) {
-        col = obj(col);
-        var td = h("td", { class: "tm-cell", "data-column": i });
-        if (col.gap) {
-          if (r[0] === "bouquet") td.appendChild(h("span", { class: "tm-gap", text: "gap" }));
-        } else if (col.row === r[0]) {
-          td.appendChild(tmTile(col.tile, { classes: r[0] === "keepsakes" && !obj(col.tile).hidden ? ["face-down-known"] : null,
-            note: r[0] === "keepsakes" && !obj(col.tile).hidden ? "face down" : null }));
-        }
-        tr.appendChild(td);
-      });
-      if (!columns.length) tr.appendChild(h("td", null, empty("no tiles")));
-      table.appendChild(tr);
-    });
-    if (label) table.appendChild(h("caption", { text: label }));
-    return table;
-  }
-  function renderTussieMussie(ctx, board) {
-    var v = ctx.view;
-    var n = ctx.players();
-    var solo = v.variant === "solo";
-    board.appendChild(statusLine(
-      kv("Round", isNum(v.round) ? v.round + 1 + " / 3" : "?"),
-      kv("Phase", TM_PHASES[v.phase] || v.phase),
-      kv("First player", isNum(v.first_player) ? ctx.name(v.first_player) : "—"),
-      kv("Stack", (isNum(v.stack_size) ? v.stack_size : "?") + " tiles"),
-      kv("To move", seatList(ctx, v.to_move))
-    ));
-
-    // the current offer
-    if (v.offer) {
-      var offer = obj(v.offer);
-      var s = section("Offer", "tm-offer");
-      var offererView = ctx.own(offer.offerer);
-      var drawn = offererView && obj(offererView.offer).drawn ? arr(offererView.offer.drawn) : arr(offer.drawn);
-      var up = offer.face_up ? obj(offer.face_up) : null;
-      var tiles = [];
-      if (up) {
-        tiles.push(h("figure", { class: "tm-offer-side" }, tmTile(up), h("figcaption", { text: "face up" })));
-        var down = drawn.filter(function (t) {
-          return obj(t).id !== up.id;
-        })[0];
-        tiles.push(h("figure", { class: "tm-offer-side" }, down ? tmTile(down, { classes: ["face-down-known"] }) : cardBack(),
-          h("figcaption", { text: "face down" })));
-      } else if (drawn.length) {
-        drawn.forEach(function (t) {
-          tiles.push(h("figure", { class: "tm-offer-side" }, tmTile(t), h("figcaption", { text: "drawn" })));
-        });
-      } else {
-        tiles.push(h("figure", { class: "tm-offer-side" }, cardBack(), h("figcaption", { text: "drawn" })));
-        tiles.push(h("figure", { class: "tm-offer-side" }, cardBack(), h("figcaption", { text: "drawn" })));
-      }
-      s.appendChild(h("p", null, ctx.seatTag(offer.offerer), " offers to ", ctx.seatTag(offer.receiver)));
-      s.appendChild(row("tm-offer-tiles", tiles));
-      board.appendChild(s);
-    }
-
-    // solo: the Turn card and its layout
-    if (solo || arr(v.table).length || v.turn_card) {
-      var t = section("Turn card", "tm-turn");
-      t.appendChild(statusLine(kv("Turn card", v.turn_card || "—"), kv("Turn cards left", v.turn_cards_left)));
-      t.appendChild(row("tm-table", arr(v.table).map(function (slot) {
-        slot = obj(slot);
-        return h("figure", { class: "tm-offer-side" }, tmTile(slot.tile),
-          h("figcaption", { text: slot.side === "U" ? "face up" : "face down" }));
-      })));
-      if (arr(v.apprentice_kept_from).length) {
-        t.appendChild(h("p", { class: "note", text: "The apprentice kept its tiles from: " + arr(v.apprentice_kept_from).join(", ") }));
-      }
-      board.appendChild(t);
-    }
-
-    // Pre-Presentation
-    if (v.pre_presentation) {
-      var pre = obj(v.pre_presentation);
-      var p = section("Pre-Presentation", "tm-pre");
-      var actingView = ctx.own(pre.acting);
-      var drawnL = actingView && obj(actingView.pre_presentation).larkspur_drawn
-        ? arr(actingView.pre_presentation.larkspur_drawn) : arr(pre.larkspur_drawn);
-      p.appendChild(h("p", null, "Acting: ", ctx.seatTag(pre.acting),
-        isNum(pre.snapdragon_moved) ? " · Snapdragon moved column " + (pre.snapdragon_moved + 1) : ""));
-      if (drawnL.length) p.appendChild(row("", h("span", { class: "row-label", text: "Larkspur drew" }), drawnL.map(function (x) {
-        return tmTile(x, { small: true });
-      })));
-      board.appendChild(p);
-    }
-
-    // arrangements, seat by seat
-    var seats = section("Arrangements", "tm-seats");
-    var scores = arr(v.scores);
-    for (var seat = 0; seat < n; seat++) {
-      var panel = ctx.seatPanel(seat);
-      var ownView = ctx.own(seat);
-      var columns = ownView ? arr(ownView.arrangements)[seat] : arr(v.arrangements)[seat];
-      var orchid = arr(v.orchid)[seat];
-      panel.appendChild(ctx.seatHeader(seat,
-        kv(solo ? "Score (you − apprentice)" : "Score", isNum(scores[seat]) ? scores[seat] : 0, "score"),
-        orchid && orchid !== "white" ? kv("Orchid counts as", orchid) : null,
-        arr(arr(v.used)[seat]).length ? kv("Used", arr(arr(v.used)[seat]).map(cardName).join(", ")) : null));
-      panel.appendChild(tmArrangement(ctx, columns));
-      seats.appendChild(panel);
-    }
-    if (solo) {
-      var app = h("div", { class: "seat-panel apprentice", "data-seat": "apprentice" },
-        h("div", { class: "seat-header" }, h("span", { class: "seat-name", text: "Apprentice" })));
-      var appCols = ctx.seatViews && ctx.seatViews[0] ? arr(obj(ctx.seatViews[0]).apprentice) : arr(v.apprentice);
-      app.appendChild(tmArrangement(ctx, appCols));
-      seats.appendChild(app);
-    }
-    board.appendChild(seats);
-
-    // tiles out of the round
-    var outTiles = arr(v.out_of_round);
-    if (ctx.seatViews) {
-      // every seat saw some of them: show a tile when any seat's view shows it
-      outTiles = outTiles.map(function (t, i) {
-        for (var k = 0; k < ctx.seatViews.length; k++) {
-          var seen = arr(obj(ctx.seatViews[k]).out_of_round)[i];
-          if (seen && !seen.hidden) return seen;
-        }
-        return t;
-      });
-    }
-    if (outTiles.length) {
-      var o = section("Out of the round", "tm-out");
-      o.appendChild(row("", outTiles.map(function (x) {
-        return tmTile(x, { small: true });
-      })));
-      board.appendChild(o);
-    }
-
-    // finished rounds
-    var rounds = arr(v.rounds);
-    if (rounds.length) {
-      var r = section("Rounds", "tm-rounds");
-      var cols = solo ? 2 : n;
-      var table = h("table", { class: "score-table" });
-      var head = h("tr", null, h("th", { text: "Round" }));
-      for (var c = 0; c < cols; c++) head.appendChild(h("th", { text: solo && c === 1 ? "Apprentice" : ctx.name(c) }));
-      table.appendChild(h("thead", null, head));
-      var body = h("tbody");
-      rounds.forEach(function (rd) {
-        rd = obj(rd);
-        var tr = h("tr", null, h("th", { text: isNum(rd.round) ? rd.round + 1 : "?" }));
-        for (var c2 = 0; c2 < cols; c2++) tr.appendChild(h("td", { text: text(arr(rd.points)[c2]) }));
-        body.appendChild(tr);
-      });
-      table.appendChild(body);
-      r.appendChild(table);
-      var last = obj(rounds[rounds.length - 1]);
-      if (v.phase === "over" && arr(last.arrangements).length) {
-        var finals = h("div", { class: "tm-final" });
-        arr(last.arrangements).forEach(function (cols2, hand) {
-          finals.appendChild(h("div", { class: "seat-panel", "data-seat": hand },
-            h("div", { class: "seat-header" }, h("span", { class: "seat-name",
-              text: (solo && hand === 1 ? "Apprentice" : ctx.name(hand)) + " — final arrangement" })),
-            tmArrangement(ctx, cols2)));
-        });
-        r.appendChild(finals);
-      }
-      board.appendChild(r);
-    }
-  }
-
-  // ================================================================== Tricky Twist
-  var TT_SYMBOL = { moon: "\u263d", sun: "\u2600", rain: "\u2614", smile: "\u263a" };
-  var TT_PHASES = { reserve: "Reserve picks", draw: "Reserve draws", play: "Trick", bonus: "Bonus card for a 7",
-    take_back: "Take back", round_end: "Round end", over: "Match over" };
-
-  function ttCard(c, small, covered) {
-    c = obj(c);
-    if (c.hidden) return cardBack({ small: small });
-    var classes = c.bonus_icon ? ["bonus-icon"] : [];
-    if (covered) classes.push("covered");
-    return card({
-      id: c.id, name: c.name || c.id, colour: c.family, kind: c.kind || "number",
-      kindLabel: c.family || c.kind || "", value: c.value, symbol: TT_SYMBOL[c.family] || "",
-      classes: classes, note: c.bonus_icon ? "\u2605 bonus" : null, small: small,
-    });
-  }
-  function ttBonus(id, textMap, small, cls) {
-    // this round's face of a variable card (the view's bonus.text), else the page's card texts
-    return card({ id: id, name: String(id).replace(/_/g, " "), kind: "bonus", kindLabel: "bonus",
-      text: textMap && textMap[id] ? String(textMap[id]) : null, classes: cls ? [cls] : null, small: small,
-      value: "B" });
-  }
-  function renderTrickyTwist(ctx, board) {
-    var v = ctx.view;
-    var n = ctx.players();
-    var bonus = obj(v.bonus);
-    var textMap = obj(bonus.text);
-    var scoring = obj(v.scoring_card);
-    board.appendChild(statusLine(
-      kv("Round", isNum(v.round) ? v.round + 1 + " / " + n : "?"),
-      kv("Phase", TT_PHASES[v.phase] || v.phase),
-      isNum(v.reserve_step) ? kv("Reserve pick", v.reserve_step + 1 + " / 5") : null,
-      kv("First player", isNum(v.first_player) ? ctx.name(v.first_player) : "—"),
-      kv("Leader", isNum(v.leader) ? ctx.name(v.leader) : "—"),
-      isNum(v.turn) ? kv("Turn", ctx.name(v.turn)) : null,
-      kv("To move", seatList(ctx, v.to_move))
-    ));
-    var sc = section("Scoring card", "tt-scoring");
-    sc.appendChild(h("p", null, h("strong", { text: String(scoring.id || "—").replace(/_/g, " ") }),
-      scoring.text ? " — " + scoring.text : "", scoring.framed ? " (framed)" : " (unframed)"));
-    board.appendChild(sc);
-
-    // the trick on the table
-    var tr = section("Trick on the table", "tt-trick trick");
-    var plays = arr(v.trick);
-    if (plays.length) {
-      tr.appendChild(row("", plays.map(function (p) {
-        p = obj(p);
-        return h("figure", { class: "played" }, ttCard(p.card), h("figcaption", null, ctx.seatTag(p.seat)));
-      })));
-    } else tr.appendChild(empty("no card played yet"));
-    if (arr(v.draws).length) tr.appendChild(h("p", { class: "note", text: "Drew from the reserve before this trick: " + seatList(ctx, v.draws) }));
-    board.appendChild(tr);
-
-    // bonus cards
-    var b = section("Bonus cards (" + (bonus.face || "?") + " face)", "tt-bonus");
-    b.appendChild(row("", h("span", { class: "row-label", text: "Available" }),
-      arr(bonus.available).length ? arr(bonus.available).map(function (id) {
-        return ttBonus(id, textMap, true);
-      }) : empty()));
-    if (arr(bonus.spent).length) b.appendChild(row("", h("span", { class: "row-label", text: "Spent" }),
-      arr(bonus.spent).map(function (id) {
-        return ttBonus(id, textMap, true, "spent");
-      })));
-    var legend = h("dl", { class: "bonus-legend" });
-    Object.keys(textMap).forEach(function (id) {
-      legend.appendChild(h("dt", { text: id.replace(/_/g, " ") }));
-      legend.appendChild(h("dd", { text: text(textMap[id]) }));
-    });
-    b.appendChild(h("details", null, h("summary", { text: "What the Bonus cards do" }), legend));
-    board.appendChild(b);
-
-    // seats
-    var seats = section("Players", "tt-seats");
-    var totals = arr(v.totals);
-    for (var seat = 0; seat < n; seat++) {
-      var panel = ctx.seatPanel(seat);
-      var own = ctx.own(seat);
-      panel.appendChild(ctx.seatHeader(seat, kv("Stars", isNum(totals[seat]) ? totals[seat] : 0, "score"),
-        v.leader === seat ? h("span", { class: "badge", text: "leader" }) : null));
-      // hand
-      var hand;
-      if (own && Array.isArray(own.hand)) {
-        hand = own.hand.length ? own.hand.map(function (c) {
-          return ttCard(c);
-        }) : [empty("empty hand")];
-      } else {
-        var known = arr(arr(v.known_in_hand)[seat]);
-        var count = arr(v.hand_counts)[seat];
-        hand = known.map(function (c) {
-          return ttCard(c);
-        }).concat(backs((isNum(count) ? count : 0) - known.length));
-        if (!hand.length) hand = [empty("empty hand")];
-      }
-      panel.appendChild(row("hand", h("span", { class: "row-label", text: "Hand" }), hand));
-      // reserve
-      var reserve;
-      if (own && Array.isArray(own.reserve) && own.reserve.length) {
-        reserve = own.reserve.map(function (c) {
-          return ttCard(c, true);
-        });
-      } else {
-        reserve = backs(arr(v.reserve_counts)[seat], true);
-      }
-      if (own && own.pending_pick) reserve.push(h("span", { class: "row-label", text: "picking" }), ttCard(own.pending_pick, true));
-      panel.appendChild(row("reserve", h("span", { class: "row-label", text: "Reserve" }), reserve.length ? reserve : empty()));
-      // tricks and false tricks
-      var piles = arr(arr(v.tricks)[seat]);
-      panel.appendChild(row("tricks", h("span", { class: "row-label", text: "Tricks (" + piles.length + ")" }),
-        piles.length ? piles.map(function (pile) {
-          // a pile fanned: each covered card a strip with its name, the top card whole below them
-          return h("div", { class: "pile" }, arr(pile).map(function (c, i) {
-            return ttCard(c, true, i < arr(pile).length - 1);
-          }));
-        }) : empty()));
-      var falses = arr(arr(v.false_tricks)[seat]);
-      panel.appendChild(row("false-tricks", h("span", { class: "row-label", text: "False tricks (" + falses.length + ")" }),
-        falses.length ? falses.map(function (c) {
-          return ttCard(c, true);
-        }) : empty()));
-      var held = arr(arr(bonus.held)[seat]);
-      panel.appendChild(row("bonus-held", h("span", { class: "row-label", text: "Bonus" }),
-        held.length ? held.map(function (id) {
-          return ttBonus(id, textMap, true);
-        }) : empty()));
-      if (own && (arr(own.round_end_steps).length || arr(own.my_choices).length)) {
-        panel.appendChild(h("p", { class: "note", text: "Round-end steps: " + (arr(own.round_end_steps).join(", ") || "—") +
-          (arr(own.my_choices).length ? " · choices so far: " + compact(own.my_choices) : "") }));
-      }
-      seats.appendChild(panel);
-    }
-    board.appendChild(seats);
-
-    // this round's tricks
-    var log = arr(v.log);
-    if (log.length) {
-      var l = section("This round's tricks (" + log.length + ")", "tt-log");
-      var list = h("ol", { class: "trick-log", start: Math.max(1, log.length - 3) });
-      log.slice(-4).forEach(function (rec) {
-        rec = obj(rec);
-        var item = h("li", { class: "trick-record" });
-        item.appendChild(row("", arr(rec.plays).map(function (p) {
-          p = obj(p);
-          return h("figure", { class: "played" }, ttCard(p.card, true), h("figcaption", null, ctx.seatTag(p.seat)));
-        })));
-        var notes = ["won by " + (isNum(rec.winner) ? ctx.name(rec.winner) : "—")];
-        arr(rec.false_tricks).forEach(function (f) {
-          notes.push(ctx.name(obj(f).seat) + " takes back " + text(obj(obj(f).card).name) + " as a false trick");
-        });
-        arr(rec.bonus).forEach(function (x) {
-          notes.push(ctx.name(obj(x).seat) + " bonus: " + (obj(x).bonus ? cardName(obj(x).bonus) : "declined"));
-        });
-        arr(rec.take_back).forEach(function (x) {
-          notes.push(ctx.name(obj(x).seat) + " takes back " + (obj(x).card ? text(obj(obj(x).card).name) : "nothing"));
-        });
-        item.appendChild(h("p", { class: "note", text: notes.join(" · ") }));
-        list.appendChild(item);
-      });
-      l.appendChild(list);
-      board.appendChild(l);
-    }
-
-    // finished rounds
-    var rounds = arr(v.rounds);
-    if (rounds.length) {
-      var r = section("Rounds", "tt-rounds");
-      var rows = [];
-      rounds.forEach(function (rd) {
-        rd = obj(rd);
-        rows.push({ label: "Round " + (isNum(rd.round) ? rd.round + 1 : "?") + " (" + String(rd.scoring_card || "").replace(/_/g, " ") + ")",
-          values: arr(rd.stars) });
-      });
-      rows.push({ label: "Total", values: totals });
-      r.appendChild(scoreTable(ctx, "Stars", rows, n));
-      board.appendChild(r);
-    }
-  }
-
-  // ================================================================== Misty
-  var MISTY_ARROW = { up: "\u2191", down: "\u2193", left: "\u2190", right: "\u2192" };
-  var MISTY_SYMBOL = { flower: "\u273f", monster: "\u2689", smile: "\u263a", plain: "\u25c6" };
-
-  function mistyCard(c, small, extra) {
-    c = obj(c);
-    if (c.hidden) return cardBack({ small: small });
-    var arrow = MISTY_ARROW[c.moves] || MISTY_ARROW[c.kind];
-    return card({
-      id: c.id, name: c.name || c.motif || c.id, kind: c.kind, colour: c.kind,
-      kindLabel: arrow ? "moves " + (c.moves || c.kind) : c.kind, value: arrow || "",
-      symbol: arrow || MISTY_SYMBOL[c.kind] || "", small: small,
-      classes: extra && extra.classes, note: extra && extra.note,
-    });
-  }
-  function mistyWindow(ctx, win) {
-    win = obj(win);
-    var cells = arr(win.cells);
-    var minR, maxR, minC, maxC;
-    if (isNum(win.rows) && isNum(win.cols)) {
-      minR = 0; maxR = win.rows - 1; minC = 0; maxC = win.cols - 1;
-    } else {
-      minR = minC = Infinity; maxR = maxC = -Infinity;
-      cells.forEach(function (cell) {
-        cell = obj(cell);
-        if (!isNum(cell.row) || !isNum(cell.col)) return;
-        minR = Math.min(minR, cell.row); maxR = Math.max(maxR, cell.row);
-        minC = Math.min(minC, cell.col); maxC = Math.max(maxC, cell.col);
-      });
-      if (minR === Infinity) {
-        minR = maxR = minC = maxC = 0;
-      }
-    }
-    // keep the grid small even if the data is odd
-    maxR = Math.min(maxR, minR + 11);
-    maxC = Math.min(maxC, minC + 11);
-    var byCell = {};
-    cells.forEach(function (cell) {
-      cell = obj(cell);
-      byCell[cell.row + "," + cell.col] = arr(cell.cards);
-    });
-    var moved = arr(win.moved), fed = arr(win.fed);
-    // labelled as the labels and events name a cell: "(1, 0)" is row 1, col 0
-    var grid = h("div", { class: "misty-window" }, h("span", { class: "misty-axis", text: "(row, col)" }));
-    grid.style.gridTemplateColumns = "auto repeat(" + (maxC - minC + 1) + ", auto)";
-    for (var c0 = minC; c0 <= maxC; c0++) grid.appendChild(h("span", { class: "misty-col-label", "data-col": c0, text: "col " + c0 }));
-    for (var r = minR; r <= maxR; r++) {
-      grid.appendChild(h("span", { class: "misty-row-label", "data-row": r, text: "row " + r }));
-      for (var c = minC; c <= maxC; c++) {
-        var stack = byCell[r + "," + c] || [];
-        var cellEl = h("div", { class: "misty-cell" + (stack.length ? "" : " empty") + (stack.length > 1 ? " stacked" : ""),
-          "data-row": r, "data-col": c, title: "(" + r + ", " + c + ")" + (stack.length > 1 ? ": " + stack.length + " cards, the top one last" : "") });
-        stack.forEach(function (x, i) {
-          x = obj(x);
-          var cls = [];
-          var notes = [];
-          if (moved.indexOf(x.id) >= 0) {
-            cls.push("used");
-            notes.push("moved");
-          }
-          if (fed.indexOf(x.id) >= 0) {
-            cls.push("used");
-            notes.push("has eaten");
-          }
-          // a stack is fanned: each covered card a strip with its name, the top card whole below them
-          if (i === stack.length - 1) cls.push("top");
-          else {
-            cls.push("covered");
-            notes.push("covered");
-          }
-          cellEl.appendChild(mistyCard(x, true, { classes: cls, note: notes.join(", ") || null }));
-        });
-        if (stack.length > 1) cellEl.appendChild(h("span", { class: "stack-count", text: "\u00d7" + stack.length }));
-        grid.appendChild(cellEl);
-      }
-    }
-    return grid;
-  }
-  /** Every card object the view shows, by id (the round's events name cards by id only). */
-  function mistyKnownCards(v) {
-    var known = {};
-    var note = function (c) {
-      c = obj(c);
-      if (typeof c.id === "string") known[c.id] = c;
-    };
-    arr(v.windows).forEach(function (w) {
-      arr(obj(w).cells).forEach(function (cell) {
-        arr(obj(cell).cards).forEach(note);
-      });
-    });
-    arr(v.hand).forEach(note);
-    arr(v.hands).forEach(function (x) {
-      arr(obj(x).cards).forEach(note);
-    });
-    arr(v.rounds).forEach(function (rd) {
-      arr(obj(rd).windows).forEach(function (w) {
-        arr(w).forEach(function (cell) {
-          arr(obj(cell).cards).forEach(note);
-        });
-      });
-    });
-    return known;
-  }
-  function renderMisty(ctx, board) {
-    var v = ctx.view;
-    var n = ctx.players();
-    var draft = v.draft ? obj(v.draft) : null;
-    board.appendChild(statusLine(
-      kv("Round", v.round),
-      kv("Phase", v.phase),
-      draft ? kv("Draft", "phase " + draft.phase + "/" + draft.phases + " · pick " + draft.pick + "/" + draft.picks +
-        " · passing " + draft.direction) : null,
-      isNum(v.active) ? kv("Activating", ctx.name(v.active)) : null,
-      kv("First player", isNum(v.first_player) ? ctx.name(v.first_player) : "—"),
-      kv("To move", seatList(ctx, v.to_move))
-    ));
-    var seats = section("Windows", "misty-seats");
-    var windows = arr(v.windows);
-    var hands = arr(v.hands);
-    var wins = arr(v.round_wins), points = arr(v.points);
-    for (var seat = 0; seat < n; seat++) {
-      var panel = ctx.seatPanel(seat);
-      panel.appendChild(ctx.seatHeader(seat, kv("Round wins", isNum(wins[seat]) ? wins[seat] : 0, "score"),
-        kv("Points", isNum(points[seat]) ? points[seat] : 0),
-        v.active === seat ? h("span", { class: "badge", text: "activating" }) : null));
-      var win = windows.filter(function (w) {
-        return obj(w).seat === seat;
-      })[0] || windows[seat];
-      panel.appendChild(mistyWindow(ctx, win));
-      // the hand, when known
-      var own = ctx.own(seat);
-      var info = obj(hands.filter(function (x) {
-        return obj(x).seat === seat;
-      })[0] || hands[seat]);
-      var handCards = own && Array.isArray(own.hand) ? own.hand : Array.isArray(info.cards) ? info.cards : null;
-      var handEls;
-      if (handCards) {
-        handEls = handCards.length ? handCards.map(function (c) {
-          return mistyCard(c, true);
-        }) : [empty("empty hand")];
-      } else {
-        handEls = isNum(info.count) && info.count ? backs(info.count, true) : [empty("empty hand")];
-      }
-      panel.appendChild(row("hand", h("span", { class: "row-label", text: "Hand" }), handEls));
-      if (own && own.pending) {
-        var pend = obj(own.pending);
-        panel.appendChild(h("p", { class: "note", text: "Sealed choice: " + text(pend.motif || pend.kind) +
-          (isNum(pend.row) ? " → cell (" + pend.row + ", " + pend.col + ")" : "") }));
-      }
-      seats.appendChild(panel);
-    }
-    board.appendChild(seats);
-
-    var log = arr(v.log);
-    if (log.length) {
-      var l = section("This round's events (latest last)", "misty-log");
-      var list = h("ul", { class: "event-log" });
-      var known = mistyKnownCards(v);
-      var nameOf = function (id) {
-        return known[id] ? text(known[id].name) : cardName(id);
-      };
-      log.slice(-6).forEach(function (e) {
-        e = obj(e);
-        var item = h("li");
-        if (e.event === "reveal") {
-          item.appendChild(h("span", { text: "Revealed (phase " + text(e.phase) + ", pick " + text(e.pick) + "): " }));
-          arr(e.placements).forEach(function (p) {
-            p = obj(p);
-            var cardObj = typeof p.card === "string" ? known[p.card] || { id: p.card, name: cardName(p.card) } : p.card;
-            item.appendChild(h("span", { class: "placement" }, ctx.seatTag(p.seat), " ", mistyCard(cardObj, true),
-              " (" + p.row + ", " + p.col + ")"));
-          });
-        } else if (e.event === "move") {
-          item.textContent = ctx.name(e.seat) + ": " + nameOf(e.card) + " moves from (" + e.row + ", " + e.col + ")" +
-            (has(e, "to_row") ? " to (" + e.to_row + ", " + e.to_col + ")" : " out of the window");
-        } else if (e.event === "eat") {
-          item.textContent = ctx.name(e.seat) + ": " + nameOf(e.monster) + " eats " + nameOf(e.flower) +
-            " at (" + (has(e, "to_row") ? e.to_row + ", " + e.to_col : e.row + ", " + e.col) + ")";
-        } else {
-          item.textContent = compact(e);
-        }
-        list.appendChild(item);
-      });
-      l.appendChild(list);
-      board.appendChild(l);
-    }
-
-    var rounds = arr(v.rounds);
-    if (rounds.length) {
-      var r = section("Rounds", "misty-rounds");
-      r.appendChild(scoreTable(ctx, "Points", rounds.map(function (rd) {
-        rd = obj(rd);
-        return { label: "Round " + rd.round + " (won by " + seatList(ctx, rd.winners) + ")", values: arr(rd.points) };
-      }), n));
-      board.appendChild(r);
-    }
-  }
-
-  // ================================================================== Bszzzz!
-  var BZ_SYMBOL = { fly: "\u2022", mosquito: "\u2020", bee: "\u2740", butterfly: "\u2766", web: "\u2638", swatter: "\u2298" };
-  var BZ_EFFECT = { trick: "added to the trick", web: "web: trick discarded", "swat-trick": "swatter: trick taken",
-    "swat-useful": "swatter: useful insects taken", none: "nothing applied" };
-
-  function bzCard(c, small, extra) {
-    c = obj(c);
-    if (c.hidden) return cardBack({ small: small });
-    var value = isNum(c.capture) ? (c.capture > 0 ? "+" + c.capture : String(c.capture)) : "";
-    return card({
-      id: c.id, name: c.name || c.id, colour: c.colour, kind: c.kind, value: value,
-      symbol: BZ_SYMBOL[c.name] || "", small: small,
-      note: isNum(c.penalty) && c.penalty ? "penalty " + c.penalty : null,
-      classes: extra && extra.classes,
-    });
-  }
-  function bzWindow(ctx, w, index, latest) {
-    w = obj(w);
-    var el = h("div", { class: "bz-window" + (latest ? " latest" : ""), "data-window": index });
-    el.appendChild(h("div", { class: "bz-window-head" },
-      h("span", { class: "bz-window-number", text: "Window " + (index + 1) }),
-      isNum(w.turn) ? h("span", null, " · turn ", ctx.seatTag(w.turn)) : null,
-      " · on the table: ", w.top ? bzCard(w.top, true) : h("span", { class: "viewer-empty", text: "empty trick" }),
-      h("span", { class: "bz-effect effect-" + (safeToken(w.effect) || "x"), text: " → " + (BZ_EFFECT[w.effect] || text(w.effect)) +
-        (isNum(w.by) ? " by " + ctx.name(w.by) : "") })));
-    var plays = h("div", { class: "bz-plays" });
-    arr(w.plays).forEach(function (p) {
-      p = obj(p);
-      var outcome = safeToken(p.outcome) || "unknown";
-      plays.appendChild(h("div", { class: "bz-play outcome-" + outcome, "data-seat": p.seat, "data-outcome": outcome },
-        ctx.seatTag(p.seat),
-        p.card ? bzCard(p.card, true) : h("span", { class: "bz-pass", text: "pass" }),
-        h("span", { class: "badge outcome", text: outcome })));
-    });
-    el.appendChild(plays);
-    return el;
-  }
-  function renderBszzzz(ctx, board) {
-    var v = ctx.view;
-    var n = ctx.players();
-    board.appendChild(statusLine(
-      kv("Round", v.round),
-      kv("Phase", v.phase),
-      kv("Dealer", isNum(v.dealer) ? ctx.name(v.dealer) : "—"),
-      isNum(v.turn) ? kv("Turn", ctx.name(v.turn)) : kv("Turn", "none (Total)"),
-      isNum(v.priority_start) ? kv("Priority from", ctx.name(v.priority_start)) : null,
-      kv("Idle windows", v.idle_windows),
-      kv("Asked", seatList(ctx, v.to_move))
-    ));
-
-    // the trick on the table
-    var t = section("Trick on the table (bottom to top)", "bz-trick trick");
-    var trick = arr(v.trick);
-    if (trick.length) {
-      t.appendChild(row("", trick.map(function (p, i) {
-        p = obj(p);
-        return h("figure", { class: "played" + (i === trick.length - 1 ? " top" : "") }, bzCard(p.card),
-          h("figcaption", null, ctx.seatTag(p.seat)));
-      })));
-    } else t.appendChild(empty("empty trick"));
-    board.appendChild(t);
-
-    // the windows of this round
-    var windows = arr(v.windows);
-    var ws = section("Reaction windows this round (" + windows.length + ")", "bz-windows");
-    var shown = 6;
-    if (windows.length > shown) {
-      // the earlier windows are drawn only when asked for (a round can run to a hundred windows)
-      var earlier = h("details", { class: "bz-earlier" }, h("summary", { text: windows.length - shown + " earlier windows" }));
-      var ui = ctx.viewer.ui;
-      var fill = function () {
-        if (earlier.open && earlier.childNodes.length < 2) {
-          windows.slice(0, windows.length - shown).forEach(function (w, i) {
-            earlier.appendChild(bzWindow(ctx, w, i, false));
-          });
-        }
-      };
-      earlier.addEventListener("toggle", function () {
-        ui.bzEarlierOpen = earlier.open;
-        fill();
-      });
-      if (ui.bzEarlierOpen) {
-        earlier.open = true;
-        fill();
-      }
-      ws.appendChild(earlier);
-    }
-    windows.slice(-shown).forEach(function (w, i) {
-      var index = windows.length - Math.min(shown, windows.length) + i;
-      ws.appendChild(bzWindow(ctx, w, index, index === windows.length - 1));
-    });
-    if (!windows.length) ws.appendChild(empty("no window resolved yet this round"));
-    board.appendChild(ws);
-
-    // seats
-    var seats = section("Players", "bz-seats");
-    var scores = arr(v.scores);
-    var colours = arr(v.colours);
-    for (var seat = 0; seat < n; seat++) {
-      var panel = ctx.seatPanel(seat);
-      var colour = safeToken(colours[seat]);
-      if (colour) panel.classList.add("colour-" + colour);
-      var own = ctx.own(seat);
-      panel.appendChild(ctx.seatHeader(seat, h("span", { class: "swatch" + (colour ? " colour-" + colour : ""), text: colours[seat] || "" }),
-        kv("Score", isNum(scores[seat]) ? scores[seat] : 0, "score"),
-        v.turn === seat ? h("span", { class: "badge", text: "turn" }) : null,
-        v.dealer === seat ? h("span", { class: "badge", text: "dealer" }) : null));
-      var hand;
-      if (own && Array.isArray(own.hand)) {
-        hand = own.hand.length ? own.hand.map(function (c) {
-          return bzCard(c);
-        }) : [empty("empty hand")];
-      } else {
-        var size = arr(v.hand_sizes)[seat];
-        hand = backs(size, true);
-        if (!hand.length) hand = [empty("empty hand")];
-      }
-      var sw = arr(v.swatters_in_hand)[seat];
-      panel.appendChild(row("hand", h("span", { class: "row-label", text: "Hand" + (isNum(sw) ? " (" + sw + " swatters)" : "") }), hand));
-      if (own && has(own, "submitted")) {
-        var sub = own.submitted;
-        panel.appendChild(h("p", { class: "note", text: "Sealed submission this window: " +
-          (sub === null ? "none yet" : sub.type === "pass" ? "pass" : cardName(obj(sub).card)) }));
-      }
-      var taken = arr(arr(v.taken)[seat]);
-      panel.appendChild(row("taken", h("span", { class: "row-label", text: "Taken (" + taken.length + ")" }),
-        taken.length ? taken.map(function (c) {
-          return bzCard(c, true);
-        }) : empty()));
-      var swatted = arr(arr(v.swatted)[seat]), spent = arr(arr(v.spent)[seat]);
-      if (swatted.length || spent.length) {
-        panel.appendChild(row("swatters", h("span", { class: "row-label", text: "Swatters used" }),
-          swatted.map(function (c) {
-            return bzCard(c, true, { classes: ["swatted"] });
-          }), spent.map(function (c) {
-            return bzCard(c, true, { classes: ["spent"] });
-          })));
-      }
-      seats.appendChild(panel);
-    }
-    board.appendChild(seats);
-
-    var discard = arr(v.discard);
-    if (discard.length) {
-      var d = section("Discard (" + discard.length + ")", "bz-discard");
-      d.appendChild(row("", discard.slice(-12).map(function (c) {
-        return bzCard(c, true);
-      })));
-      board.appendChild(d);
-    }
-
-    var rounds = arr(v.rounds);
-    if (rounds.length) {
-      var r = section("Rounds", "bz-rounds");
-      var rows = rounds.map(function (rd) {
-        rd = obj(rd);
-        return { label: "Round " + rd.round + " (" + (rd.end === "no-play" ? "no play" : text(rd.end)) + ", " + text(rd.windows) + " windows)",
-          values: arr(rd.points) };
-      });
-      rows.push({ label: "Total", values: scores });
-      r.appendChild(scoreTable(ctx, "Points", rows, n));
-      var last = obj(rounds[rounds.length - 1]);
-      if (last.taken || last.hands) {
-        var detail = h("div", { class: "bz-last-round" },
-          h("h5", { text: "Round " + last.round + ": what each seat took and kept" }));
-        for (var s = 0; s < n; s++) {
-          detail.appendChild(h("div", { class: "seat-panel small", "data-seat": s },
-            h("div", { class: "seat-header" }, h("span", { class: "seat-name", text: ctx.name(s) })),
-            row("taken", h("span", { class: "row-label", text: "Took" }), arr(arr(last.taken)[s]).map(function (c) {
-              return bzCard(c, true);
-            })),
-            row("kept", h("span", { class: "row-label", text: "Left in hand" }), arr(arr(last.hands)[s]).map(function (c) {
-              return bzCard(c, true);
-            }))));
-        }
-        if (last.final_window) detail.appendChild(bzWindow(ctx, last.final_window, (isNum(last.windows) ? last.windows : 1) - 1, false));
-        r.appendChild(detail);
-      }
-      board.appendChild(r);
-    }
-  }
-
-  // ================================================================== generic (an unknown game)
+  // ------------------------------------------------------------------ the generic renderer (a game without one)
   function renderGeneric(ctx, board) {
     board.appendChild(genericValue(ctx.view, 0));
   }
@@ -1098,48 +360,8 @@
     return h("span", { text: String(value) });
   }
 
-  /** Where each game's public view keeps the seats' running scores. */
-  var SCORE_KEYS = { "tussie-mussie": "scores", "tricky-twist": "totals", "misty": "points", "bszzzz": "scores" };
-
-  /** The units a viewer can jump by, per game: a unit starts where its key changes from the step
-   * before; label(view, viewer) names the unit a step belongs to (for the list of events). From public
-   * frames only. */
-  function bzTricksDone(v) {
-    return arr(v.windows).filter(function (w) {
-      var e = obj(w).effect;
-      return e === "web" || e === "swat-trick";
-    }).length;
-  }
-  var MARKS = {
-    "tussie-mussie": [
-      { name: "round", key: function (v) { return v.round; }, label: function (v) { return "Round " + (v.round + 1); } },
-      { name: "offer", key: function (v) { return v.round + "|" + (v.offer ? obj(v.offer).offerer + ">" + obj(v.offer).receiver : v.phase); },
-        label: function (v, viewer) {
-          return v.offer ? "Offer: " + viewer.seatName(obj(v.offer).offerer) + " to " + viewer.seatName(obj(v.offer).receiver) :
-            TM_PHASES[v.phase] || text(v.phase);
-        } },
-    ],
-    "tricky-twist": [
-      { name: "round", key: function (v) { return v.round; }, label: function (v) { return "Round " + (v.round + 1); } },
-      { name: "trick", key: function (v) { return v.round + "|" + (v.phase === "reserve" ? "reserve" : arr(v.log).length); },
-        label: function (v) { return v.phase === "reserve" ? "Reserve picks" : "Trick " + (arr(v.log).length + 1); } },
-    ],
-    "misty": [
-      { name: "round", key: function (v) { return v.round; }, label: function (v) { return "Round " + v.round; } },
-      { name: "pick", key: function (v) { return v.round + "|" + (v.draft ? obj(v.draft).phase + "/" + obj(v.draft).pick : v.phase); },
-        label: function (v) { return v.draft ? "Draft phase " + obj(v.draft).phase + ", pick " + obj(v.draft).pick : "Phase: " + text(v.phase); } },
-    ],
-    "bszzzz": [
-      { name: "round", key: function (v) { return v.round; }, label: function (v) { return "Round " + v.round; } },
-      { name: "trick", key: function (v) { return v.round + "|" + bzTricksDone(v); },
-        label: function (v) { return "Trick " + (bzTricksDone(v) + 1); } },
-      { name: "window", key: function (v) { return v.round + "|" + arr(v.windows).length; },
-        label: function (v) { return "Window " + (arr(v.windows).length + 1); } },
-    ],
-  };
-
-  /** The cards that moved at this step, per game, from the view before it and this one (ids): drawn
-   * highlighted (class just-moved). */
+  // ------------------------------------------------------------------ the games' renderers
+  /** The cards of a view, by id, in order (a renderer's justMoved compares two steps' ids). */
   function idsIn(value, out) {
     out = out || [];
     if (Array.isArray(value)) value.forEach(function (x) { idsIn(x, out); });
@@ -1149,45 +371,29 @@
     }
     return out;
   }
+  /** The id of the card on top of a trick ([{seat, card}], bottom to top), or null. */
   function topCardId(trick) {
     var last = obj(arr(trick)[arr(trick).length - 1]);
     return obj(last.card).id || null;
   }
-  var JUST_MOVED = {
-    // the tiles that came into an arrangement
-    "tussie-mussie": function (before, now) {
-      var had = idsIn(before.arrangements);
-      return idsIn(now.arrangements).filter(function (id) { return had.indexOf(id) < 0; });
-    },
-    // the card just played on the trick
-    "tricky-twist": function (before, now) {
-      return arr(now.trick).length > arr(before.trick).length ? [topCardId(now.trick)] : [];
-    },
-    // the cards placed, moved or eating in this step's events
-    "misty": function (before, now) {
-      if (before.round !== now.round) return [];
-      var ids = [];
-      arr(now.log).slice(arr(before.log).length).forEach(function (e) {
-        e = obj(e);
-        if (e.event === "move") ids.push(e.card);
-        else if (e.event === "eat") ids.push(e.monster);
-        else if (e.event === "reveal") arr(e.placements).forEach(function (p) { ids.push(obj(p).card); });
-      });
-      return ids;
-    },
-    // the card that landed on the trick
-    "bszzzz": function (before, now) {
-      var top = topCardId(now.trick);
-      return top && top !== topCardId(before.trick) ? [top] : [];
-    },
-  };
 
-  var RENDERERS = {
-    "tussie-mussie": renderTussieMussie,
-    "tricky-twist": renderTrickyTwist,
-    "misty": renderMisty,
-    "bszzzz": renderBszzzz,
-  };
+  /** Each game's renderer, by game id, as its package's renderer.js registers it (docs/viewer.md):
+   * {render(ctx, board), scoreKey, marks, justMoved(before, now)}; a game with none is drawn by
+   * GENERIC. */
+  var RENDERERS = {};
+  var GENERIC = { render: renderGeneric, scoreKey: "scores", marks: [], justMoved: null };
+
+  function register(gameId, renderer) {
+    if (typeof gameId !== "string" || !renderer || typeof renderer.render !== "function") {
+      throw new Error("ParlourViewer.register(gameId, {render: function (ctx, board) {...}, ...})");
+    }
+    RENDERERS[gameId] = renderer;
+    var running = window.parlourViewer;
+    if (running && running.replay && String(running.header.game || "") === gameId) running.refresh();
+  }
+  function rendererFor(game) {
+    return Object.prototype.hasOwnProperty.call(RENDERERS, game) ? RENDERERS[game] : GENERIC;
+  }
 
   // ================================================================== the viewer
   var SPEEDS = [0.5, 1, 2, 4, 8, 16];
@@ -1266,7 +472,7 @@
         return new FrameList(frames);
       }),
     };
-    // a replay served in parts (webui/replays.py) says how many seats have views, fetched when a
+    // a replay served in parts (webui/views/matches.py) says how many seats have views, fetched when a
     // seat's perspective is first picked; a whole replay holds them
     this.seatViewCount = this.frameLists.seats.length ||
       (isNum(replay.seat_views) && this.root.getAttribute("data-seats-url") ? replay.seat_views : 0);
@@ -1312,6 +518,7 @@
     }
     if (wanted) this.setPerspective(wanted); // drawn once the seats' views are here
     this.root.classList.toggle("is-live", !!this.header.live);
+    this.emit("parlour:replay", { replay: replay, first: !!first });
     if (this.header.live && this.root.getAttribute("data-live-url")) this.pollLive();
     else this.schedulePoll();
   };
@@ -1325,7 +532,7 @@
     if (this.el["step-count"]) this.el["step-count"].textContent = String(Math.max(0, count - 1));
   };
 
-  /** Long polling (webui/replays.py): ask for the frames after the last one held; the server answers
+  /** Long polling (webui/views/matches.py): ask for the frames after the last one held; the server answers
    * as soon as there are some, or after a short wait. Once the match is over, the whole replay. */
   Viewer.prototype.pollLive = function () {
     var self = this;
@@ -1362,6 +569,7 @@
       this.go(0, true);
     }
     this.root.setAttribute("data-frames", String(this.stepCount()));
+    this.emit("parlour:frames", { count: this.stepCount() });
   };
   Viewer.prototype.liveEnded = function (status) {
     var self = this;
@@ -1517,6 +725,21 @@
     writeFragment(step, this.perspective);
   };
 
+  /** Everything the game's renderer gives drawn again (a renderer registered after the start). */
+  Viewer.prototype.refresh = function () {
+    this.buildMarks();
+    this.buildEvents();
+    this.render();
+  };
+
+  /** Tell whatever is built on the core (docs/viewer.md, "Extending the core"): an event on #viewer
+   * that bubbles, ``detail`` holding the viewer and what the event is about. */
+  Viewer.prototype.emit = function (name, detail) {
+    detail = detail || {};
+    detail.viewer = this;
+    this.root.dispatchEvent(new CustomEvent(name, { bubbles: true, detail: detail }));
+  };
+
   Viewer.prototype.render = function () {
     var step = this.stepIndex;
     if (this.el.step) this.el.step.textContent = String(step);
@@ -1533,11 +756,11 @@
     clear(board);
     var got = this.viewAt(step);
     var game = String(this.header.game || obj(got.view).game || "");
-    var renderer = Object.prototype.hasOwnProperty.call(RENDERERS, game) ? RENDERERS[game] : renderGeneric;
+    var renderer = rendererFor(game);
     var ctx = new Context(this, got.view, step, got.seatViews);
     board.setAttribute("data-game", game);
     try {
-      renderer(ctx, board);
+      renderer.render(ctx, board);
       this.markJustMoved(board, game, step);
     } catch (error) {
       clear(board);
@@ -1546,12 +769,14 @@
       renderGeneric(ctx, board);
       if (window.console) console.error(error);
     }
+    this.emit("parlour:step", { step: step, perspective: this.perspective, view: got.view, seatViews: got.seatViews });
   };
 
-  /** Highlight the cards that moved at this step (JUST_MOVED), in the same perspective's views. */
+  /** Highlight the cards that moved at this step (the renderer's justMoved), in the same perspective's views. */
   Viewer.prototype.markJustMoved = function (board, game, step) {
-    if (!step || !Object.prototype.hasOwnProperty.call(JUST_MOVED, game)) return;
-    var ids = JUST_MOVED[game](obj(this.viewAt(step - 1).view), obj(this.viewAt(step).view));
+    var justMoved = rendererFor(game).justMoved;
+    if (!step || typeof justMoved !== "function") return;
+    var ids = arr(justMoved(obj(this.viewAt(step - 1).view), obj(this.viewAt(step).view)));
     if (!ids.length) return;
     Array.prototype.forEach.call(board.querySelectorAll(".card[data-card-id]"), function (tile) {
       if (ids.indexOf(tile.getAttribute("data-card-id")) >= 0) {
@@ -1613,7 +838,7 @@
     if (!box) return;
     var view = obj(this.frameLists.public.get(step));
     var game = String(this.header.game || "");
-    var key = SCORE_KEYS[game] || "scores";
+    var key = rendererFor(game).scoreKey || "scores";
     var scores = arr(view[key]);
     clear(box);
     box.hidden = !scores.length;
@@ -1675,7 +900,7 @@
   // ------------------------------------------------------------------ jumps and the list of events
   Viewer.prototype.marks = function () {
     var game = String(this.header.game || "");
-    return Object.prototype.hasOwnProperty.call(MARKS, game) ? MARKS[game] : [];
+    return arr(rendererFor(game).marks);
   };
   Viewer.prototype.markKey = function (mark, step) {
     try {
@@ -1731,7 +956,7 @@
     if (!marks.length) return;
     var self = this;
     var list = h("ol", { class: "viewer-event-list" });
-    var details = h("details", null, h("summary", { text: "Events (rounds, " + marks.slice(1).map(function (m) {
+    var details = h("details", null, h("summary", { text: "Events (" + marks.map(function (m) {
       return m.name + "s";
     }).join(", ") + ")" }), list);
     details.addEventListener("toggle", function () {
@@ -1999,11 +1224,21 @@
   window.ParlourViewer = {
     patch: patch,
     FrameList: FrameList,
+    register: register,
     renderers: RENDERERS,
     parseFragment: parseFragment,
     buildFragment: buildFragment,
     Viewer: Viewer,
     start: start,
+    // what a renderer (or a panel built on the core) draws with: the DOM without HTML parsing,
+    // cards as tiles, the page's card texts, the usual board pieces
+    kit: {
+      has: has, arr: arr, obj: obj, isNum: isNum, safeToken: safeToken, text: text, compact: compact,
+      cardInfo: cardInfo, cardName: cardName, h: h, add: add, clear: clear, section: section, kv: kv, row: row,
+      empty: empty, card: card, cardBack: cardBack, backs: backs, genericCard: genericCard,
+      genericValue: genericValue, scoreTable: scoreTable, statusLine: statusLine, seatList: seatList,
+      idsIn: idsIn, topCardId: topCardId,
+    },
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -1,4 +1,4 @@
-"""Tussie Mussie: a position rebuilt from a seat's observation.
+"""Tussie Mussie's search hooks: a position rebuilt from a seat's observation, and the playouts.
 
 What the observation gives: every arrangement (a hidden tile as ``{"hidden": true}``), the offer in
 progress, the tiles out of the round, the stack's size, the round summaries; in solo, the
@@ -15,19 +15,18 @@ import itertools
 import random
 from typing import Any
 
-from referee.games.tussie_mussie.data import TILE_IDS, TURN_CARDS
-from referee.games.tussie_mussie.engine import ALL_SEEN
-
-from ..decision import Decision
-from .common import UNKNOWN, UnsupportedPosition, base_position, card_id, fill_unknown
+from ..hooks import UNKNOWN, SearchHooks, UnsupportedPosition, base_position, card_id, fill_unknown
+from ..interface import Action, MatchConfig
+from .data import TILE_IDS, TURN_CARDS
+from .engine import ALL_SEEN
+from .scoring import score_arrangement
 
 HEAD_START = "apprentice_head_start"
 
 
-def rebuild(decision: Decision) -> tuple[dict[str, Any], Any]:
-    obs = decision.observation
-    seat, n = decision.seat, decision.players
-    solo = decision.variant == "solo"
+def rebuild(config: MatchConfig, seat: int, obs: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    n = config.players
+    solo = config.variant == "solo"
     phase = obs["phase"]
     first = obs["first_player"]
     revealed = phase in ("pre", "over")
@@ -44,7 +43,7 @@ def rebuild(decision: Decision) -> tuple[dict[str, Any], Any]:
         if not revealed:
             _offer_masks(hands, offers, offer_index)
     kept: list[str] = []
-    offset = obs["round"] + (1 if decision.options.get(HEAD_START) else 0)
+    offset = obs["round"] + (1 if config.options.get(HEAD_START) else 0)
     if solo and not revealed:
         for k, column in enumerate(hands[0]):
             column[2] = ALL_SEEN if column[1] == "bouquet" else 1
@@ -116,7 +115,7 @@ def rebuild(decision: Decision) -> tuple[dict[str, Any], Any]:
         left = _turns_left(turn_sequences[0], obs) if turn_sequences else sorted(TURN_CARDS)
         state["turns"] = left[:obs["turn_cards_left"]]
     state["history"] = obs["rounds"]
-    return base_position(decision, state), (obs, turn_sequences)
+    return base_position(config, state), (obs, turn_sequences)
 
 
 def redraw(state: Any, seat: int, rng: random.Random, context: Any) -> None:
@@ -190,3 +189,36 @@ def _explains(card: str, trace: tuple[str, str, bool]) -> bool:
             if (layout[1 - slot] == "U" or their_place == "U") == seen:
                 return True
     return False
+
+
+# ---------------------------------------------------------------------- playouts
+WORTH_TAKING = 1.5  # what a face-up tile must add to be taken over the unknown one
+WHIM = 0.2  # how often the playout policy plays at random instead
+
+
+def playout(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
+    """The greedy bot's rules: take the face-up tile when it adds enough to the arrangement; offer
+    face up the tile worth less to keep (face down); the rest at random."""
+    kind = legal[0]["type"]
+    if kind not in ("take", "offer") or rng.random() < WHIM:
+        return legal[rng.randrange(len(legal))]
+    columns = [None if c is None else (c[0], c[1]) for c in state.hands[seat]]
+    honeysuckle = state.honeysuckle
+
+    def value(extra: tuple[str, str] | None) -> int:
+        return score_arrangement(columns + [extra] if extra else columns, honeysuckle=honeysuckle)[0]
+
+    if kind == "take":
+        gain = value((state.offer["face_up"], "bouquet")) - value(None)
+        return legal[0] if gain >= WORTH_TAKING else legal[1]
+    return min(legal, key=lambda a: value((a["face_up"], "keepsakes")))
+
+
+def score(state: Any) -> list[float]:
+    return state.totals()
+
+
+# the playout policy stands for the other seats in the tree (a single-observer tree otherwise lets
+# them learn from determinizations that all share the searcher's hidden tiles)
+HOOKS = SearchHooks(rebuild=rebuild, redraw=redraw, score=score, score_scale=6.0, playout=playout,
+                    model_opponents=True)

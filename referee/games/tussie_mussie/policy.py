@@ -1,38 +1,33 @@
-"""A greedy Tussie Mussie bot: picks whatever makes its own arrangement score most right now."""
+"""The greedy policy for Tussie Mussie: whatever makes its own arrangement score most right now."""
 from __future__ import annotations
 
 from typing import Any
 
-from referee.games.tussie_mussie.scoring import score_arrangement
-
-from ..bot import Bot
-from ..decision import Decision
+from ..hooks import Turn
+from .scoring import score_arrangement
 
 # What an unknown (face-down) tile is worth on average, for a quick estimate.
 UNKNOWN_TILE_VALUE = 1.5
 
 
-class GreedyBot(Bot):
-    name = "greedy"
-
-    def decide(self, decision: Decision) -> dict[str, Any]:
-        obs = decision.observation
-        actions = decision.legal_actions
-        if len(actions) == 1:
-            return actions[0]
-        kind = actions[0]["type"]
-        mine = own_columns(obs, decision.seat)
-        if kind == "take":
-            face_up = obs["offer"]["face_up"]["id"]
-            gain = value_with(mine, face_up, "bouquet", decision.options) - value(mine, decision.options)
-            return actions[0] if gain >= UNKNOWN_TILE_VALUE else actions[1]
-        if kind == "offer":
-            # keep the better tile: the receiver tends to take the face-up one, so show the worse
-            worst = min(actions, key=lambda a: value_with(mine, a["face_up"], "keepsakes", decision.options))
-            return worst
-        if kind == "distribute":
-            return max(actions, key=lambda a: distribute_value(obs, a, mine, decision.options))
-        return max(actions, key=lambda a: pre_presentation_value(mine, obs, a, decision))
+def greedy(turn: Turn) -> dict[str, Any]:
+    obs = turn.observation
+    actions = turn.legal
+    options = turn.config.options
+    if len(actions) == 1:
+        return actions[0]
+    kind = actions[0]["type"]
+    mine = own_columns(obs, turn.seat)
+    if kind == "take":
+        face_up = obs["offer"]["face_up"]["id"]
+        gain = value_with(mine, face_up, "bouquet", options) - value(mine, options)
+        return actions[0] if gain >= UNKNOWN_TILE_VALUE else actions[1]
+    if kind == "offer":
+        # keep the better tile: the receiver tends to take the face-up one, so show the worse
+        return min(actions, key=lambda a: value_with(mine, a["face_up"], "keepsakes", options))
+    if kind == "distribute":
+        return max(actions, key=lambda a: distribute_value(obs, a, mine, options))
+    return max(actions, key=lambda a: pre_presentation_value(mine, obs, a, turn))
 
 
 def own_columns(obs: dict, seat: int) -> list[tuple[str, str] | None]:
@@ -55,10 +50,10 @@ def distribute_value(obs: dict, action: dict, mine: list, options: dict) -> floa
     return value_with(mine, slot["tile"]["id"], "bouquet", options)
 
 
-def pre_presentation_value(mine: list, obs: dict, action: dict, decision: Decision) -> float:
+def pre_presentation_value(mine: list, obs: dict, action: dict, turn: Turn) -> float:
     """The arrangement's score after the action (an ability's draw counts as a small gain)."""
-    options = decision.options
-    orchid = obs["orchid"][decision.seat]
+    options = turn.config.options
+    orchid = obs["orchid"][turn.seat]
     cols = list(mine)
     kind = action["type"]
     if kind == "orchid":
@@ -76,5 +71,3 @@ def pre_presentation_value(mine: list, obs: dict, action: dict, decision: Decisi
         else:
             cols[action["column"]] = None
     return value(cols, options, orchid) + (0.01 if kind in ("done", "snapdragon_stop") else 0)
-
-

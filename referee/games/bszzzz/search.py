@@ -1,4 +1,4 @@
-"""Bszzzz!: a position rebuilt from a seat's observation.
+"""Bszzzz!'s search hooks: a position rebuilt from a seat's observation, and the playouts.
 
 What the observation gives: the seat's hand, every hand's size and swatter count, the trick, every
 pile, this round's resolved windows (so the cards that went back to a hand and are still there)
@@ -12,10 +12,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from referee.games.bszzzz.data import DECKS, SWATTERS
+from collections.abc import Hashable
 
-from ..decision import Decision
-from .common import UNKNOWN, base_position, fill_unknown
+from ..hooks import UNKNOWN, SearchHooks, base_position, fill_unknown
+from ..interface import Action, MatchConfig
+from .data import DECKS, SWATTER, SWATTERS
+from .engine import swat_value
 
 
 def ids(views: list[dict[str, Any]]) -> list[str]:
@@ -28,9 +30,8 @@ def window(view: dict[str, Any]) -> dict[str, Any]:
                 plays=[dict(p, card=p["card"]["id"] if p["card"] else None) for p in view["plays"]])
 
 
-def rebuild(decision: Decision) -> tuple[dict[str, Any], Any]:
-    obs = decision.observation
-    seat, n = decision.seat, decision.players
+def rebuild(config: MatchConfig, seat: int, obs: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    n = config.players
     colours = obs["colours"]
     trick = [[t["seat"], t["card"]["id"]] for t in obs["trick"]]
     windows = [window(w) for w in obs["windows"]]
@@ -56,7 +57,7 @@ def rebuild(decision: Decision) -> tuple[dict[str, Any], Any]:
     discard = ids(obs["discard"])
     located = {c for h in hands for c in h} | {c for _, c in trick} | set(discard)
     located.update(c for pile in taken for c in pile)
-    pool = [c.id for c in DECKS[decision.options["deck"]] if c.id not in located]
+    pool = [c.id for c in DECKS[config.options["deck"]] if c.id not in located]
     unseen = sum(h.count(UNKNOWN) for h in hands)
     turn = obs["turn"]
     if turn is None:  # Total: where an empty trick's first window starts its priority
@@ -73,7 +74,7 @@ def rebuild(decision: Decision) -> tuple[dict[str, Any], Any]:
     state = fill_unknown(state, pool)
     state["windows"] = windows
     state["rounds"] = [_summary(r, n) for r in obs["rounds"]]
-    return base_position(decision, state, [{"colour": c} for c in colours]), None
+    return base_position(config, state, [{"colour": c} for c in colours]), None
 
 
 def _summary(view: dict[str, Any], n: int) -> dict[str, Any]:
@@ -88,5 +89,41 @@ def _summary(view: dict[str, Any], n: int) -> dict[str, Any]:
     }
 
 
-def redraw(state: Any, seat: int, rng: random.Random, context: Any) -> None:
-    """Nothing beyond the engine's own resampling."""
+# ---------------------------------------------------------------------- playouts
+SHED = 0.8  # how often a seat that may pass sheds a card instead
+
+
+def playout(state: Any, seat: int, legal: list[Action], rng: random.Random) -> Action:
+    """Swat a trick worth a point to this seat; otherwise mostly shed a trick card; else pass."""
+    _, cards, may_pass = state._legal_for(seat)
+    trick = state.trick
+    swatter = None
+    others = []
+    for action, card in zip(legal, cards):
+        if card.kind == SWATTER:
+            swatter = swatter or action
+        else:
+            others.append(action)
+    if swatter is not None and trick and swat_value(state.colours[seat], [c for _, c in trick]) >= 1:
+        return swatter
+    if others and (not may_pass or rng.random() < SHED):
+        return others[rng.randrange(len(others))]
+    return legal[-1] if may_pass else legal[rng.randrange(len(legal))]
+
+
+def action_key(action: Action) -> Hashable:
+    """A seat's three swatters are one choice (they differ only by id): their statistics are not split."""
+    card = action.get("card")
+    if card is not None and card.startswith("swatter-"):
+        return ("play", "swatter")
+    return tuple(action.items())
+
+
+def score(state: Any) -> list[float]:
+    return state.totals
+
+
+# uniformly random seats spend their swatters on anything and keep cards a real player sheds: the
+# playout policy plays them, in the tree too
+HOOKS = SearchHooks(rebuild=rebuild, score=score, score_scale=6.0, playout=playout, model_opponents=True,
+                    action_key=action_key)
