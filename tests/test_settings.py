@@ -116,25 +116,26 @@ def test_each_variable_is_declared_once_with_a_doc() -> None:
     assert all(v.doc for declaration in all_declarations() for v in variables(declaration))
 
 
-def test_the_django_processes_hold_every_variable_of_the_referee_the_arena_and_the_web(monkeypatch) -> None:
+def test_the_django_processes_hold_every_variable_of_the_referee_the_arena_and_the_web() -> None:
     """parlour_site/settings.py makes each declared variable a Django setting of its name, typed,
     with its default when unset and the environment's value when set."""
     from django.conf import settings
 
-    for declaration in DJANGO_DECLARATIONS:
-        expected = declaration.from_environ()
-        for v in variables(declaration):
-            assert getattr(settings, v.name) == getattr(expected, v.attribute), v.name
-    monkeypatch.setenv("PARLOUR_LADDER_GAMES", "misty,bszzzz")
-    monkeypatch.setenv("PARLOUR_SEED_KEY", "k3y")
-    monkeypatch.setenv("PARLOUR_WORKERS", "")
     from arena.settings import ArenaEnvironment
-    from referee.settings import environment
+    from parlour_site.declared import as_django_settings
+    from referee.settings import RefereeEnvironment
 
-    assert ArenaEnvironment.from_environ().ladder_games == ["misty", "bszzzz"]
-    assert ArenaEnvironment.from_environ().workers is None  # empty is unset
-    assert environment().seed_key == b"k3y"
-    assert ArenaEnvironment.from_environ().upload_dir == Path(settings.PARLOUR_HOME) / "uploads"
+    for declaration in DJANGO_DECLARATIONS:
+        for v in variables(declaration):
+            assert hasattr(settings, v.name), v.name
+    given = {"PARLOUR_LADDER_GAMES": "misty,bszzzz", "PARLOUR_WORKERS": "", "PARLOUR_HOME": "/srv/parlour",
+             "PARLOUR_DECISION_CAP": "7", "PARLOUR_SEED_KEY": "k3y"}
+    arena = as_django_settings(ArenaEnvironment.from_environ(given))
+    referee = as_django_settings(RefereeEnvironment.from_environ(given))
+    assert arena["PARLOUR_LADDER_GAMES"] == ["misty", "bszzzz"] and arena["PARLOUR_WORKERS"] is None  # empty: unset
+    assert arena["PARLOUR_UPLOAD_DIR"] == Path("/srv/parlour/uploads") and arena["PARLOUR_LADDER_OPEN"] == 2
+    assert referee["PARLOUR_DECISION_CAP"] == 7 and referee["PARLOUR_SEED_KEY"] == b"k3y"
+    assert referee["PARLOUR_JOIN_TIMEOUT"] == 30.0
 
 
 def test_a_referee_and_the_sandbox_read_their_settings_when_they_need_them(monkeypatch) -> None:
