@@ -82,8 +82,8 @@ class ArenaEnvironment:
     ladder_every: float = environ.var(10.0, converter=float, help="seconds between beat's ladder ticks")
     fit_every: float = environ.var(300.0, converter=float, help="seconds between the ladders' rating fits")
     reconcile_every: float = environ.var(10.0, converter=float, help="seconds between the reconciler's runs")
-    reconcile_grace: float = environ.var(20.0, converter=float, help="seconds a due match may be missing from the queue "
-                                                                    "before it is sent again")
+    reconcile_grace: float = environ.var(20.0, converter=float,
+                                         help="seconds a due match may be missing from the queue before it is sent again")
     live_frame_cap: int = environ.var(20_000, converter=int, help="a live match's frames kept in Redis")
     live_keep_seconds: int = environ.var(120, converter=int,
                                          help="seconds a finished match's live frames stay in Redis")

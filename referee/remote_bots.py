@@ -3,8 +3,8 @@ their presence told to the platform (``presence.py``).
 
 One live connection per remote bot: a new one replaces the one before (here, or on another referee
 of the fleet: the presence board says so), and the replaced stream closes with ABORTED saying why.
-Its API token is checked again every ``PARLOUR_TOKEN_RECHECK`` seconds: once revoked (or its bot switched off)
-the stream closes with UNAUTHENTICATED.
+Its API token is checked again every ``PARLOUR_TOKEN_RECHECK`` seconds: once revoked (or its bot
+switched off) the stream closes with UNAUTHENTICATED.
 """
 from __future__ import annotations
 

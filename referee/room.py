@@ -22,7 +22,6 @@ from .settings import environment
 from .timecontrol import TimeControl
 
 
-
 @dataclass
 class Room:
     """A hosted match."""

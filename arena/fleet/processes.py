@@ -88,8 +88,9 @@ def platform_processes() -> Iterator[Supervisor]:
             broker = PrivateRedis(settings.PARLOUR_HOME, supervisor)
             addresses.enter_context(shared(REDIS_URL=broker.url))  # before the referee: its presence board's
             use_broker(broker.url)
+            # the private referee exits with this process
             referee = LocalReferee(["--token-verifier", "arena.fleet.token_verifier:verify",
-                                    "--presence", "arena.fleet.presence_board:PresenceBoard"])  # exits with this process
+                                    "--presence", "arena.fleet.presence_board:PresenceBoard"])
             supervisor.watch(referee.process.pid)
             addresses.enter_context(shared(REFEREE_ADDRESS=referee.address, PARLOUR_REFEREE_SOCKET=referee.unix_path,
                                            PARLOUR_OPERATOR_TOKEN=referee.token))

@@ -86,8 +86,9 @@ def reconcile() -> dict[str, list[int]]:
         done["aborted" if recorded else "handed_back"].append(match.pk)
         if recorded:
             lifecycle.finish(match.pk)
+    missing_since = now - timedelta(seconds=settings.PARLOUR_RECONCILE_GRACE)
     late = (Match.objects.filter(status=Match.SCHEDULED)
-            .annotate(due_at=Coalesce("due", "created")).filter(due_at__lt=now - timedelta(seconds=settings.PARLOUR_RECONCILE_GRACE))
+            .annotate(due_at=Coalesce("due", "created")).filter(due_at__lt=missing_since)
             .values_list("pk", flat=True))
     late = list(late)
     if late:
