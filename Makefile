@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(wildcard protos/parlour/v1/*.proto)
 GENERATED := parlour/v1/referee_pb2.py
 
-.PHONY: demo test bench soak protos clean
+.PHONY: demo test bench soak protos clean settings-doc
 
 $(BASE):
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -64,3 +64,7 @@ soak: $(STAMP)
 
 clean:
 	rm -rf $(VENV) parlour .pytest_cache build *.egg-info
+
+# docs/settings.md, from the settings' declarations (tests/test_settings.py checks it is current).
+settings-doc: $(STAMP)
+	$(PY) -m parlour_site.settings_doc > docs/settings.md

@@ -15,6 +15,8 @@ import sys
 import time
 import urllib.request
 
+from django.conf import settings
+
 from referee.games import GAMES
 
 DEMO_USER = "demo"
@@ -73,7 +75,7 @@ def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
     with platform_processes() as supervisor:  # every child dies with this process, even killed
         env = dict(os.environ)
         # the site tells remote bots the demo's own referee (unless the operator named another)
-        env.setdefault("PARLOUR_PUBLIC_REFEREE", env.get("REFEREE_ADDRESS", ""))
+        env.setdefault("PARLOUR_PUBLIC_REFEREE", settings.REFEREE_ADDRESS)
         children = [supervisor.start([sys.executable, "-m", "arena", "beat"], env=env,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
                     supervisor.start([sys.executable, "-m", "webui", "serve", "--host", host, "--port", str(port)],
@@ -85,7 +87,7 @@ def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
                 print("error: the web server did not start" +
                       (f" (it exited with status {ended})" if ended is not None else " in time"), file=sys.stderr)
                 return 1
-            if os.environ.get("PARLOUR_DEMO_TOURNAMENTS", "1") == "1":
+            if settings.PARLOUR_DEMO_TOURNAMENTS:
                 demo_tournaments()
             print(f"\nParlour is running at {url}\n"
                   f"  demo account: {username} / {password}\n"

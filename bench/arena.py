@@ -28,6 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.competitions.pairing import PlayedTable, swiss_round  # noqa: E402
+from arena.settings import ArenaEnvironment  # noqa: E402
+from bench.settings import environment  # noqa: E402
 from arena.competitions.pairing.common import build_history  # noqa: E402
 from arena.competitions.pairing.points import points_by_entrant  # noqa: E402
 from arena.competitions.pairing.swiss import count_repeats  # noqa: E402
@@ -178,9 +180,6 @@ def machine_ceiling(matches: int = 2000) -> float:
     return two / one
 
 
-POSTGRES = os.environ.get("PARLOUR_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
-
-
 def postgres_database() -> str | None:
     """A fresh PostgreSQL database for one measurement (its name), or None where there is no
     PostgreSQL server (then the platform's embedded SQLite is measured)."""
@@ -190,7 +189,7 @@ def postgres_database() -> str | None:
         import psycopg
 
         name = f"parlour_bench_{secrets.token_hex(4)}"
-        with psycopg.connect(POSTGRES, autocommit=True, connect_timeout=3) as conn:
+        with psycopg.connect(environment().postgres, autocommit=True, connect_timeout=3) as conn:
             conn.execute(f"CREATE DATABASE {name}")
         return name
     except Exception:
@@ -222,8 +221,8 @@ class Platform:
 
         self.root = Path(__file__).resolve().parents[1]
         self.folder = tempfile.TemporaryDirectory()
-        base = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-        db = os.environ.get("PARLOUR_BENCH_REDIS_DB", "14")  # a db of its own (two benches: two dbs)
+        base = ArenaEnvironment.from_environ().redis_url or "redis://127.0.0.1:6379/0"
+        db = environment().redis_db  # a db of its own (two benches: two dbs)
         url = base.rsplit("/", 1)[0] + f"/{db}" if base.count("/") > 2 else base + f"/{db}"
         redis.Redis.from_url(url).flushdb()
         token = secrets.token_hex(8)
@@ -239,7 +238,7 @@ class Platform:
         self.env.pop("DATABASE_URL", None)
         self.database = postgres_database()  # what a fleet runs on; SQLite serializes concurrent writers
         if self.database:
-            self.env["DATABASE_URL"] = f"{POSTGRES}/{self.database}"
+            self.env["DATABASE_URL"] = f"{environment().postgres}/{self.database}"
         # a fleet: referee k is "referee-k"; worker i creates its matches on referee i mod n
         self.referees = [subprocess.Popen([sys.executable, "-m", "referee", "serve", "--port", "0", "--id",
                                            f"referee-{k}", "--presence", "arena.fleet.presence_board:PresenceBoard"],
@@ -320,7 +319,7 @@ class Platform:
         if self.database:
             import psycopg
 
-            with psycopg.connect(f"{POSTGRES}/{self.database}") as db:
+            with psycopg.connect(f"{environment().postgres}/{self.database}") as db:
                 first, last = db.execute(query + "%s", (int(tournament),)).fetchone()
         else:
             import sqlite3
@@ -342,7 +341,7 @@ class Platform:
         if self.database:
             import psycopg
 
-            with psycopg.connect(POSTGRES, autocommit=True) as conn:
+            with psycopg.connect(environment().postgres, autocommit=True) as conn:
                 conn.execute(f"DROP DATABASE IF EXISTS {self.database} WITH (FORCE)")
 
 

@@ -1,25 +1,36 @@
 """Django settings for Parlour: SQLite by default, PostgreSQL when DATABASE_URL is set.
 
+Every environment variable of the platform's processes is declared once, with its type, default and
+doc, by the referee (``referee/settings.py``), the arena (``arena/settings.py``) and the web
+(``webui/settings.py``); this module reads those declarations once, makes each variable a Django
+setting of the same name (code reads ``django.conf.settings.PARLOUR_...``, never ``os.environ``) and
+derives Django's own settings from them. docs/settings.md lists them all.
+
 Secrets and the database live outside the repository tree (``PARLOUR_HOME``, default
 ``~/.parlour``), where no uploaded bot can read them.
 """
 from __future__ import annotations
 
-import os
 import secrets
 from pathlib import Path
 
 import dj_database_url
 
+from .declared import DJANGO_DECLARATIONS, as_django_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-PARLOUR_HOME = Path(os.environ.get("PARLOUR_HOME", Path.home() / ".parlour"))
-PARLOUR_HOME.mkdir(parents=True, exist_ok=True)
+# lower-case names: Django takes only the upper-case ones as settings
+declared = [declaration.from_environ() for declaration in DJANGO_DECLARATIONS]
+_, arena, web = declared
+for environment in declared:
+    globals().update(as_django_settings(environment))
+arena.home.mkdir(parents=True, exist_ok=True)
 
 
 def _secret_key() -> str:
-    if os.environ.get("DJANGO_SECRET_KEY"):
-        return os.environ["DJANGO_SECRET_KEY"]
-    path = PARLOUR_HOME / "secret_key"
+    if web.secret_key:
+        return web.secret_key
+    path = arena.home / "secret_key"
     if not path.exists():
         path.write_text(secrets.token_urlsafe(50))
         path.chmod(0o600)
@@ -27,8 +38,8 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-DEBUG = os.environ.get("DJANGO_DEBUG", "") == "1"
-ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+DEBUG = web.debug
+ALLOWED_HOSTS = web.allowed_hosts
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -73,9 +84,8 @@ TEMPLATES = [
 WSGI_APPLICATION = "parlour_site.wsgi.application"
 
 DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{PARLOUR_HOME / 'parlour.sqlite3'}", conn_max_age=60
-    )
+    "default": dj_database_url.parse(arena.database_url or f"sqlite:///{arena.home / 'parlour.sqlite3'}",
+                                     conn_max_age=60)
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # several workers write at once: wait for the lock, take it at the start of a transaction (a
@@ -100,7 +110,7 @@ STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
     "webui.game_assets.GameAssetsFinder",  # each game's viewer renderer and styles, from its package
 ]
-STATIC_ROOT = PARLOUR_HOME / "static"  # `python -m webui serve` collects the static files here first
+STATIC_ROOT = arena.home / "static"  # `python -m webui serve` collects the static files here first
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # collectstatic writes a gzipped copy beside each file, which WhiteNoise sends to clients that
@@ -115,8 +125,8 @@ AUTHENTICATION_BACKENDS = [
     "webui.throttle.WebLoginThrottle",  # first: a locked-out login is refused before any password check
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = int(os.environ.get("PARLOUR_LOGIN_FAILURES", 5))
-AXES_COOLOFF_TIME = float(os.environ.get("PARLOUR_LOGIN_COOLOFF_HOURS", 0.25))  # hours
+AXES_FAILURE_LIMIT = web.login_failures
+AXES_COOLOFF_TIME = web.login_cooloff_hours  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # one account from one address
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "webui/locked.html"
@@ -140,22 +150,17 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
 # --- the platform ---------------------------------------------------------------------------
-REPLAY_DIR = Path(os.environ.get("PARLOUR_REPLAY_DIR", PARLOUR_HOME / "replays"))
-# the referee address a remote bot is told to use (--referee HOST:PORT): shown on the remote bot
-# and token pages; `make demo` sets it to its own referee
-PARLOUR_PUBLIC_REFEREE = os.environ.get("PARLOUR_PUBLIC_REFEREE", "localhost:50051")
-UPLOAD_DIR = Path(os.environ.get("PARLOUR_UPLOAD_DIR", PARLOUR_HOME / "uploads"))
 # how long a match may take, its visibility timeout and the task's hard limit: arena.road.time_limits
 # (from the time control and the decision cap; PARLOUR_MATCH_TIME_LIMIT caps it)
 
-CELERY_BROKER_URL = os.environ.get("REDIS_URL", "")
+CELERY_BROKER_URL = arena.redis_url
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     # how often workers look for unacknowledged tasks past the visibility timeout (a killed worker's)
-    "unacked_restore_interval": int(os.environ.get("PARLOUR_RESTORE_INTERVAL", 10)),
-    "unacked_restore_throttle": int(os.environ.get("PARLOUR_RESTORE_THROTTLE", 10)),
+    "unacked_restore_interval": arena.restore_interval,
+    "unacked_restore_throttle": arena.restore_throttle,
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

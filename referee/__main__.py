@@ -14,11 +14,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m referee")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve matches over gRPC", description=(
-        "Environment: PARLOUR_OPERATOR_TOKEN (the operator credential for CreateMatch), "
-        "PARLOUR_API_TOKENS (the hashed-token file of the default verifier), PARLOUR_SEED_KEY (the "
-        "platform's secret for bot seeds; unset: the public derivation of local play), PARLOUR_JOIN_TIMEOUT, "
-        "PARLOUR_RECONNECT_GRACE, PARLOUR_DECISION_CAP, PARLOUR_HELLO_TIMEOUT, PARLOUR_WATCHERS_PER_MATCH, "
-        "PARLOUR_SPECTATOR_CALLS_PER_PEER (docs/security.md). Default time control: "
+        "Settings come from the environment: PARLOUR_OPERATOR_TOKEN, PARLOUR_API_TOKENS, PARLOUR_SEED_KEY "
+        "and the others docs/settings.md lists for the referee. Default time control: "
         f"{DEFAULT_MOVE_LIMIT} s per move plus a {DEFAULT_BANK} s bank."))
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=50051, help="TCP port (0: a free one; -1: none)")

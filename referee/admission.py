@@ -19,10 +19,11 @@ from parlour.v1 import referee_pb2
 from . import REFEREE_VERSION, wire
 from .clock import LagQuota, LoopLag
 from .identity import Identity, holder_of
-from .limits import HELLO_TIMEOUT, INBOX_LIMIT, is_remote_peer, version_error
+from .limits import INBOX_LIMIT, is_remote_peer, version_error
 from .presence import Presence, tell
 from .room import Room, Rooms
 from .seats import Close, Outbox, Seat
+from .settings import environment
 
 PV = wire.PROTOCOL_VERSION
 
@@ -141,12 +142,13 @@ class Admission:
 
 async def first_message(iterator: Any, context: grpc.aio.ServicerContext, what: str) -> bytes | None:
     """A stream's first message, within the Hello timeout (None: the bot closed at once)."""
+    timeout = environment().hello_timeout
     try:
-        return await asyncio.wait_for(iterator.__anext__(), HELLO_TIMEOUT)
+        return await asyncio.wait_for(iterator.__anext__(), timeout)
     except StopAsyncIteration:
         return None
     except asyncio.TimeoutError:
-        await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no {what} within {HELLO_TIMEOUT:g} s")
+        await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no {what} within {timeout:g} s")
 
 
 def match_start(room: Room, seat: int, resumed: bool) -> referee_pb2.RefereeMessage:

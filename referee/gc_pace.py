@@ -9,14 +9,13 @@ few of them: with a young collection every 10,000 allocations, its CPU per match
 from __future__ import annotations
 
 import gc
-import os
 
-YOUNG_DEFAULT = 10_000
+from .settings import environment
 
 
 def set_pace() -> None:
     """Collect the young generation every ``PARLOUR_GC_YOUNG`` (10,000) net allocations; 0 leaves
     CPython's own pace."""
-    young = int(os.environ.get("PARLOUR_GC_YOUNG", YOUNG_DEFAULT))
+    young = environment().gc_young
     if young > 0:
         gc.set_threshold(young, *gc.get_threshold()[1:])

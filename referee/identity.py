@@ -9,9 +9,7 @@ refused with FAILED_PRECONDITION naming the right one (docs/deploy.md).
 """
 from __future__ import annotations
 
-import os
 import re
-import socket
 from dataclasses import dataclass
 
 TOKEN_SEPARATOR = "."  # a seat token is "<secret hex>.<referee id>"
@@ -36,19 +34,16 @@ def clean_id(raw: str) -> str:
     return cleaned
 
 
-def host_name() -> str:
-    return os.environ.get("HOSTNAME") or socket.gethostname()
-
-
-def resolve(referee_id: str | None, advertise: str | None, host: str, bound_port: int | None) -> Identity:
-    """The identity from the command line, the environment, or the host name and bound port."""
-    chosen = clean_id(referee_id or os.environ.get("REFEREE_ID") or host_name())
-    address = advertise or os.environ.get("REFEREE_ADVERTISE") or ""
+def resolve(referee_id: str, advertise: str, host: str, bound_port: int | None, host_name: str) -> Identity:
+    """The identity from the settings (the command line's, else the environment's: REFEREE_ID,
+    REFEREE_ADVERTISE), or the host name and bound port."""
+    chosen = clean_id(referee_id or host_name)
+    address = advertise
     if not address:
         if bound_port is None:
             address = ""  # Unix socket only: nobody outside this machine can be sent here
         else:
-            reachable = host if host not in ("0.0.0.0", "::", "[::]", "") else host_name()
+            reachable = host if host not in ("0.0.0.0", "::", "[::]", "") else host_name
             address = f"{reachable}:{bound_port}"
     elif ":" not in address:
         raise ValueError(f"--advertise wants HOST:PORT, not {address!r}")

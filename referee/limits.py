@@ -2,11 +2,12 @@
 the matches beside it (``docs/security.md``).
 
 Every bound is per seat, per match or per peer (a peer is a client's network address without its
-port; every client of the Unix socket is one peer). Operator calls are not limited.
+port; every client of the Unix socket is one peer). Operator calls are not limited. The bounds an
+operator may set (the Hello timeout, spectators per match and per peer) are settings
+(``referee/settings.py``).
 """
 from __future__ import annotations
 
-import os
 from collections import Counter
 from contextlib import contextmanager
 from collections.abc import Iterator
@@ -14,11 +15,8 @@ from collections.abc import Iterator
 import grpc
 
 MAX_MESSAGE_BYTES = 256 * 1024  # any one message a client sends (an Answer is a few bytes)
-HELLO_TIMEOUT = float(os.environ.get("PARLOUR_HELLO_TIMEOUT", 10.0))  # seconds to send Hello on Play
 INBOX_LIMIT = 8  # a seat's messages read but not yet looked at; beyond it its stream is closed
 MAX_STREAMS_PER_CONNECTION = 1000  # concurrent calls on one HTTP/2 connection (clients multiplex seats)
-WATCHERS_PER_MATCH = int(os.environ.get("PARLOUR_WATCHERS_PER_MATCH", 64))  # WatchMatch + GetReplay
-CALLS_PER_PEER = int(os.environ.get("PARLOUR_SPECTATOR_CALLS_PER_PEER", 32))  # the same, per peer
 
 # idle connections: closed after this long without a call; keepalive pings find half-open ones
 SERVER_OPTIONS = [

@@ -12,7 +12,6 @@ The loop a host runs::
 """
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +24,6 @@ from .games.seeding import derive_seed, keyed_seed, stream
 from .timecontrol import SeatClock, TimeControl
 
 # what a seat's log lines (its ``log`` calls and its captured output) may hold in one match
-LOG_LIMIT = int(os.environ.get("PARLOUR_LOG_LIMIT_KB", 64)) * 1024
 LOG_LINE_LIMIT = 2000  # characters of one line
 
 Action = dict[str, Any]
@@ -101,7 +99,12 @@ class Match:
         self.log: list[dict[str, Any]] = []
         self.faults: list[Fault] = []
         self.bot_logs: list[dict[str, Any]] = []
-        self.log_bytes = [0] * config.players  # per seat, against LOG_LIMIT
+        self.log_bytes = [0] * config.players  # per seat, against log_limit
+        # imported here, not at the top: every bot process imports this module (the SDK's), and only
+        # a match host reads the settings
+        from .settings import environment
+
+        self.log_limit = environment().log_limit_kb * 1024
         self.decisions = 0
         self.asked: dict[int, int] = {}  # seat -> id of the decision it was last asked
         # called after every applied action (a host that streams frames sets it; None costs nothing)
@@ -111,12 +114,12 @@ class Match:
     def add_bot_log(self, seat: int, decision: int, line: str) -> None:
         """Keep a bot's log line (its own or its captured output) within the seat's budget."""
         used = self.log_bytes[seat]
-        if used > LOG_LIMIT:
+        if used > self.log_limit:
             return
         line = line[:LOG_LINE_LIMIT]
         self.log_bytes[seat] = used + len(line) + 1
-        if self.log_bytes[seat] > LOG_LIMIT:
-            line = f"[over {LOG_LIMIT} bytes of log lines in this match: the rest is dropped]"
+        if self.log_bytes[seat] > self.log_limit:
+            line = f"[over {self.log_limit} bytes of log lines in this match: the rest is dropped]"
         self.bot_logs.append({"seat": seat, "decision": decision, "step": len(self.log), "line": line})
 
     # ------------------------------------------------------------------ the loop

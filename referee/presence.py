@@ -9,7 +9,7 @@ makes them off its event loop. Standalone, the board is ``NoPresence``: a lone r
 - ``connected(identity, bot_id)``: a remote bot's connection opened here; the newest connection
   anywhere is the bot's one presence.
 - ``disconnected(identity, bot_id)``: its connection here closed (the presence goes, if still ours).
-- ``beat(identity, bot_ids) -> bot ids``: every ``PRESENCE_EVERY`` s, this referee is alive with
+- ``beat(identity, bot_ids) -> bot ids``: every third of ``PARLOUR_PRESENCE_TTL``, this referee is alive with
   these bots; the answer names the bots whose presence a newer connection on another referee
   took: their connection here is closed (one live connection per remote bot, fleet-wide).
 - ``address_of(referee_id) -> str | None``: where another referee of the fleet is (to name it to
@@ -22,14 +22,11 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-import os
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from .identity import Identity
 
-PRESENCE_TTL = float(os.environ.get("PARLOUR_PRESENCE_TTL", 6.0))
-PRESENCE_EVERY = PRESENCE_TTL / 3
 log = logging.getLogger("parlour.referee")
 
 
@@ -79,11 +76,11 @@ async def tell(call: Callable[..., object], *args: object) -> object:
 
 
 async def keep_presence(presence: Presence, identity: Identity, connected: Callable[[], list[str]],
-                        taken: Callable[[str], None]) -> None:
-    """Beat for as long as the referee runs; ``taken(bot_id)`` closes a connection another
-    referee's newer one replaced."""
+                        taken: Callable[[str], None], every: float) -> None:
+    """Beat every ``every`` seconds for as long as the referee runs; ``taken(bot_id)`` closes a
+    connection another referee's newer one replaced."""
     while True:
         elsewhere = await tell(presence.beat, identity, connected())
         for bot_id in elsewhere or ():
             taken(bot_id)
-        await asyncio.sleep(PRESENCE_EVERY)
+        await asyncio.sleep(every)

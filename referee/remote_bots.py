@@ -3,8 +3,8 @@ their presence told to the platform (``presence.py``).
 
 One live connection per remote bot: a new one replaces the one before (here, or on another referee
 of the fleet: the presence board says so), and the replaced stream closes with ABORTED saying why.
-Its API token is checked again every ``RECHECK_SECONDS``: once revoked (or its bot switched off)
-the stream closes with UNAUTHENTICATED.
+Its API token is checked again every ``PARLOUR_TOKEN_RECHECK`` seconds: once revoked (or its bot
+switched off) the stream closes with UNAUTHENTICATED.
 """
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from .auth import check_version
 from .identity import Identity
 from .presence import Presence, tell
 from .room import Room, Rooms
-from .tokens import RECHECK_SECONDS, Verifier
+from .settings import environment
+from .tokens import Verifier
 
 REPLACED, REVOKED = object(), object()  # what a Connect stream's queue may hold besides offers
 PV = wire.PROTOCOL_VERSION
@@ -97,8 +98,9 @@ class RemoteBots:
             queue.put_nowait(REPLACED)
 
     async def recheck_token(self, token: str, bot_id: str, queue: asyncio.Queue) -> None:
+        every = environment().token_recheck  # a revoked token loses its stream within this time
         while True:
-            await asyncio.sleep(RECHECK_SECONDS)
+            await asyncio.sleep(every)
             try:
                 still = await asyncio.to_thread(self.verifier, token)
             except Exception:  # noqa: BLE001 - the platform unreachable: no verdict, keep the bot

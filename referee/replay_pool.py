@@ -19,6 +19,7 @@ from pathlib import Path
 from .gc_pace import set_pace
 from .match import Match
 from .replay import packed, packed_replay, replay_parts
+from .settings import environment
 
 REFEREE_CHECK_SECONDS = 1.0  # how often a replay process looks whether its referee is still there
 
@@ -30,7 +31,7 @@ def replay_pool() -> concurrent.futures.ProcessPoolExecutor:
     one per core it may run on)."""
     global _replay_pool
     if _replay_pool is None:
-        workers = int(os.environ.get("PARLOUR_REPLAY_PROCESSES", 0)) or len(os.sched_getaffinity(0))
+        workers = environment().replay_processes or len(os.sched_getaffinity(0))
         _replay_pool = concurrent.futures.ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("forkserver"),
             initializer=start_replay_process, initargs=(os.getpid(),))

@@ -3,7 +3,6 @@ followers see) and the rooms by match id and by seat token."""
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,9 +18,8 @@ from .inbox import Deadlines
 from .match import Match
 from .replay import FORMAT, FORMAT_VERSION
 from .seats import Seat
+from .settings import environment
 from .timecontrol import TimeControl
-
-MAX_FINISHED_ROOMS = int(os.environ.get("PARLOUR_KEEP_FINISHED", 500))
 
 
 @dataclass
@@ -104,7 +102,7 @@ class Rooms:
             self.seat_tokens.pop(token, None)
 
     def forget_old(self) -> None:
-        """Finished matches stay available for GetReplay until MAX_FINISHED_ROOMS newer ones finish."""
+        """Finished matches stay available for GetReplay until ``PARLOUR_KEEP_FINISHED`` newer ones finish."""
         finished = [room_id for room_id, room in self.by_id.items() if room.finished]
-        for room_id in finished[: max(0, len(finished) - MAX_FINISHED_ROOMS)]:
+        for room_id in finished[: max(0, len(finished) - environment().keep_finished)]:
             del self.by_id[room_id]

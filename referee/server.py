@@ -41,7 +41,7 @@ from .play_seats import play_seats
 from .presence import NoPresence, keep_presence
 from .remote_bots import RemoteBots
 from .room import Rooms, create_room
-from .settings import Settings
+from .settings import Settings, environment
 from .spectators import Spectators
 from .tokens import load_verifier
 
@@ -56,7 +56,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
     def __init__(self, settings: Settings, identity: Identity | None = None) -> None:
         self.settings = settings
         self.identity = identity or Identity(settings.referee_id or "referee", settings.advertise)
-        verifier = settings.verifier or load_verifier(None)
+        verifier = settings.verifier or load_verifier(None, environment().api_tokens)
         presence = settings.presence or NoPresence()
         self.lag = LoopLag()  # the event loop's own lag, never charged to a bot (started by serve)
         self.deadlines = Deadlines()  # one timer for every seat's wait for an answer (referee/inbox.py)
@@ -128,7 +128,7 @@ async def serve(host: str, port: int, unix: str | None, settings: Settings,
     if port is not None and port >= 0:
         bound = server.add_insecure_port(f"{host}:{port}")
         addresses.append(f"{host}:{bound}")
-    service = RefereeService(settings, resolve(settings.referee_id, settings.advertise, host, bound))
+    service = RefereeService(settings, resolve(settings.referee_id, settings.advertise, host, bound, settings.host_name))
     service.lag.start()
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, method_handlers(service)),))
     health_servicer = health.aio.HealthServicer()
@@ -146,8 +146,8 @@ async def serve(host: str, port: int, unix: str | None, settings: Settings,
           f"as {service.identity.id} ({service.identity.address or 'no advertised address'})", flush=True)
     service.presence_task = asyncio.get_running_loop().create_task(  # held: runs as long as the server
         keep_presence(service.remote_bots.presence, service.identity, service.remote_bots.connected,
-                      service.remote_bots.taken_elsewhere))
-    if os.environ.get("PARLOUR_EXIT_WITH_PARENT") == "1":
+                      service.remote_bots.taken_elsewhere, environment().presence_ttl / 3))
+    if environment().exit_with_parent:
         asyncio.get_running_loop().create_task(exit_with_parent(server))
     if ready is not None:
         ready.set_result(addresses)

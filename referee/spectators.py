@@ -19,9 +19,10 @@ from parlour.v1 import referee_pb2
 
 from . import wire
 from .auth import check_version, is_operator, require_operator
-from .limits import CALLS_PER_PEER, WATCHERS_PER_MATCH, Quota, peer_of
+from .limits import Quota, peer_of
 from .replay_pool import with_logs
 from .room import Room, Rooms
+from .settings import environment
 from .tokens import Verifier
 
 PV = wire.PROTOCOL_VERSION
@@ -34,8 +35,9 @@ class Spectators:
         self.rooms = rooms
         self.operator_token = operator_token
         self.verifier = verifier
-        self.match_calls = Quota(WATCHERS_PER_MATCH)  # anonymous WatchMatch/GetReplay per match
-        self.peer_calls = Quota(CALLS_PER_PEER)  # the same, per peer
+        limits = environment()
+        self.match_calls = Quota(limits.watchers_per_match)  # anonymous WatchMatch/GetReplay per match
+        self.peer_calls = Quota(limits.spectator_calls_per_peer)  # the same, per peer
 
     async def room(self, match_id: str, context: grpc.aio.ServicerContext) -> Room:
         room = self.rooms.get(match_id)

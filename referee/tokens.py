@@ -10,16 +10,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import importlib
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 Verifier = Callable[[str], "str | None"]
-
-# A connected remote bot's token is checked again this often (seconds): a token revoked, or a bot
-# switched off, loses its Connect stream within this time (docs/protocol.md)
-RECHECK_SECONDS = float(os.environ.get("PARLOUR_TOKEN_RECHECK", 2.0))
-
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
@@ -28,8 +22,8 @@ def hash_token(token: str) -> str:
 class TokenFileVerifier:
     """Reads ``<bot id> <sha256 hex>`` lines; re-reads the file when it changes."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path or os.environ.get("PARLOUR_API_TOKENS", ""))
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
         self._mtime: float | None = None
         self._hashes: dict[str, str] = {}
 
@@ -58,11 +52,11 @@ class TokenFileVerifier:
         return None
 
 
-def load_verifier(spec: str | None) -> Verifier:
+def load_verifier(spec: str | None, token_file: str) -> Verifier:
     """``module:callable`` (called with no arguments if it is a class or factory returning a
-    verifier), or the token-file verifier when ``spec`` is empty."""
+    verifier), or the verifier of ``token_file`` (``PARLOUR_API_TOKENS``) when ``spec`` is empty."""
     if not spec:
-        return TokenFileVerifier()
+        return TokenFileVerifier(token_file)
     module_name, _, attr = spec.partition(":")
     target = getattr(importlib.import_module(module_name), attr)
     return target() if isinstance(target, type) else target

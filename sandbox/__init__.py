@@ -115,7 +115,7 @@ class Sandbox:
                  limits: SandboxLimits | None = None, bot_root: str | None = None,
                  command: list[str] | None = None, readable: Sequence[str] = ()) -> None:
         """``readable``: folders the bot may read besides the SDK's (``sandbox_paths``)."""
-        self.limits = limits or SandboxLimits()
+        self.limits = limits or SandboxLimits.declared()
         self.readable = tuple(str(p) for p in readable)
         self.name = secrets.token_hex(8)
         self.spec, self.referee_socket, self.seat_token = spec, referee_socket, seat_token

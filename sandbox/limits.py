@@ -1,30 +1,35 @@
-"""The sandbox's limits: each an environment setting with the default docs/security.md lists."""
+"""The sandbox's limits: each a setting (``sandbox/settings.py``) with the default docs/settings.md lists."""
 from __future__ import annotations
 
-import os
 import resource
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from .settings import environment
 
 MiB = 1024 * 1024
 
 
-def _setting(name: str, default: float) -> float:
-    return float(os.environ.get(name, default))
-
-
 @dataclass(frozen=True)
 class SandboxLimits:
-    """Per-sandbox limits; each is an environment setting with the documented default."""
+    """Per-sandbox limits (``declared()``: each from its setting, with the documented default)."""
 
-    memory_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_MEMORY_MB", 512) * MiB))
-    processes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_PROCESSES", 64)))
-    cpus: float = field(default_factory=lambda: _setting("PARLOUR_SANDBOX_CPUS", 1.0))
-    cpu_seconds: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_CPU_SECONDS", 900)))
-    file_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_FILE_MB", 16) * MiB))
-    scratch_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_SCRATCH_MB", 64) * MiB))
-    bot_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_BOT_MB", 16) * MiB))
-    open_files: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_OPEN_FILES", 256)))
-    output_bytes: int = field(default_factory=lambda: int(_setting("PARLOUR_SANDBOX_OUTPUT_KB", 64) * 1024))
+    memory_bytes: int
+    processes: int
+    cpus: float
+    cpu_seconds: int
+    file_bytes: int
+    scratch_bytes: int
+    bot_bytes: int
+    open_files: int
+    output_bytes: int
+
+    @classmethod
+    def declared(cls) -> SandboxLimits:
+        """The limits the settings say now."""
+        env = environment()
+        return cls(memory_bytes=env.memory_mb * MiB, processes=env.processes, cpus=env.cpus,
+                   cpu_seconds=env.cpu_seconds, file_bytes=env.file_mb * MiB, scratch_bytes=env.scratch_mb * MiB,
+                   bot_bytes=env.bot_mb * MiB, open_files=env.open_files, output_bytes=env.output_kb * 1024)
 
     def rlimits(self) -> dict[str, int]:
         return {

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from . import seccomp
 from .cgroups import version as cgroup_version
 from .limits import MiB, SandboxLimits
+from .settings import environment
 
 
 class SandboxUnavailable(Exception):
@@ -23,7 +24,7 @@ class Support:
     reason: str = ""
 
     def describe(self) -> str:
-        limits = SandboxLimits()
+        limits = SandboxLimits.declared()
         what = (f"memory {limits.memory_bytes // MiB} MiB, {limits.processes} processes, {limits.cpus:g} CPU, "
                 f"files {limits.file_bytes // MiB} MiB, scratch {limits.scratch_bytes // MiB} MiB")
         if self.full:
@@ -43,7 +44,7 @@ def decide(trial: Callable[[], str]) -> Support:
     failed, or nothing), and what the operator allows: ``PARLOUR_SANDBOX`` is ``strict`` (the
     default: the full sandbox or no uploaded bots), ``weak`` (the weak mode where the full sandbox
     is refused) or ``off`` (no uploaded bots at all)."""
-    setting = os.environ.get("PARLOUR_SANDBOX", "strict")
+    setting = environment().mode
     if setting not in ("strict", "weak", "off"):
         return Support(False, "refused", f"PARLOUR_SANDBOX={setting!r} is not strict, weak or off")
     if setting == "off":

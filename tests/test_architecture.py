@@ -64,6 +64,17 @@ def test_sdk_imports_no_grpc_at_play_time() -> None:
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
 
 
+def test_a_bot_process_imports_no_settings_library_and_no_django() -> None:
+    """A bot's process (the SDK playing seats through a referee, in a sandbox or not) reads no
+    setting: only a match host and the platform's processes do (docs/settings.md), so it imports
+    neither the settings library nor Django."""
+    import subprocess
+
+    code = ("import sys, bots_sdk.cli, bots_sdk.remote; "
+            "sys.exit(1 if {'environ', 'attr', 'django'} & set(sys.modules) else 0)")
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
+
+
 def test_the_web_never_imports_the_referee_or_the_sdk() -> None:
     """The site shows replays from their recorded views and asks the arena for the rest (games,
     live frames, checks): it never plays a match nor speaks gRPC (DESIGN.md)."""
@@ -224,7 +235,8 @@ def test_the_referee_and_the_sandbox_stand_alone() -> None:
 def test_the_plain_install_needs_no_server_dependency() -> None:
     """What a plain install holds for a bot author (the engines, the SDK, the referee, the sandbox)
     imports the standard library, the plain install's own dependencies and itself: never Django,
-    Celery, Redis or anything else of the ``server`` extra."""
+    Celery, Redis or anything else of the ``server`` extra. The referee's and the sandbox's settings
+    are declared with environ-config, a plain dependency (pure Python, with attrs alone)."""
     import importlib.metadata
     import re
     import tomllib

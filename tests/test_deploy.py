@@ -208,9 +208,9 @@ def deployment(tmp_path):
     made.close()
 
 
-def test_compose_runs_two_referees_and_two_workers_and_survives_a_referee_killed(deployment, monkeypatch) -> None:
+def test_compose_runs_two_referees_and_two_workers_and_survives_a_referee_killed(deployment, settings) -> None:
     d = deployment
-    monkeypatch.setenv("REDIS_URL", d.redis_url)
+    settings.REDIS_URL = d.redis_url
     from arena.fleet.heartbeats import alive_workers
 
     began = time.monotonic()

@@ -201,6 +201,8 @@ def sandbox_cgroups() -> set[Path]:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the full sandbox needs root (docs/security.md)")
 def test_the_sandboxes_of_a_killed_worker_are_reaped_when_a_worker_starts(platform, tmp_path) -> None:
+    from django.conf import settings
+
     from arena.bots import sandbox_reaper
 
     p = platform()
@@ -215,7 +217,7 @@ def test_the_sandboxes_of_a_killed_worker_are_reaped_when_a_worker_starts(platfo
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         def registered() -> list[dict]:
-            entries = [json.loads(f.read_text()) for f in sandbox_reaper.REGISTRY.glob("*.json")]
+            entries = [json.loads(f.read_text()) for f in settings.PARLOUR_SANDBOX_REGISTRY.glob("*.json")]
             pool = descendants(worker.pid)
             return [e for e in entries if e["owner"] in pool and e["launcher"]]
 

@@ -22,9 +22,9 @@ TTL = 1.5  # PARLOUR_PRESENCE_TTL of these referees: a beat every 0.5 s
 
 
 @pytest.fixture
-def fleet(tmp_path, monkeypatch):
+def fleet(tmp_path, settings):
     url = redis_db()
-    monkeypatch.setenv("REDIS_URL", url)
+    settings.REDIS_URL = url  # this process's reads (the presence board); the referees get it below
     referees = []
     operator = secrets.token_urlsafe(12)  # the fleet's one operator credential
     for name in ("referee-1", "referee-2"):

@@ -52,7 +52,7 @@ def test_a_platform_failure_schedules_the_match_again_with_a_growing_back_off() 
         assert "the referee is unreachable" in match.last_failure
         waits.append(round((match.due - before).total_seconds()))
     assert waits == [1, 2, 4, 8]
-    assert [lifecycle.backoff(n) for n in (6, 7, 30)] == [32, lifecycle.MAX_DELAY, lifecycle.MAX_DELAY]
+    assert [lifecycle.backoff(n) for n in (6, 7, 30)] == [32, 60, 60]  # up to PARLOUR_RETRY_MAX_DELAY
     assert "NOT FINISHED" in progress_note(tournament) and "1 waiting for the platform (retried)" in progress_note(tournament)
 
 
@@ -70,10 +70,10 @@ def test_only_the_attempt_holding_a_match_hands_it_back() -> None:
 
 
 @pytest.mark.django_db
-def test_at_the_cap_a_match_is_aborted_unplayed_with_its_reason_and_the_swiss_halts(monkeypatch) -> None:
+def test_at_the_cap_a_match_is_aborted_unplayed_with_its_reason_and_the_swiss_halts(settings) -> None:
     from arena.road.lifecycle import after_match
 
-    monkeypatch.setattr(lifecycle, "FAILURE_CAP", 3)
+    settings.PARLOUR_PLATFORM_FAILURES = 3
     tournament = swiss()
     first, second = tournament.matches.order_by("pk")
     assert not fail(first) and not fail(first)
@@ -108,33 +108,39 @@ def test_the_referees_own_verdict_is_a_result_not_an_unplayed_match() -> None:
     assert match.status == Match.ABORTED and not match.unplayed
 
 
-def test_the_time_limits_follow_the_longest_possible_match() -> None:
+def test_the_time_limits_follow_the_longest_possible_match(settings) -> None:
+    """The decision cap and the join timeout are the referee's settings, declared once
+    (referee/settings.py): the platform's processes read the same values."""
     from referee.games import GAMES
-    from referee.settings import DEFAULT_DECISION_CAP, DEFAULT_JOIN_TIMEOUT
+    from referee.settings import RefereeEnvironment
 
-    assert (time_limits.DECISION_CAP, time_limits.JOIN_TIMEOUT) == (DEFAULT_DECISION_CAP, DEFAULT_JOIN_TIMEOUT)
+    declared = RefereeEnvironment()  # the declared defaults
     assert time_limits.LARGEST_TABLE >= max(max(g.variant(None).player_counts) for g in GAMES.values())
     longest = time_limits.longest_match({}, time_limits.LARGEST_TABLE)
-    assert longest == DEFAULT_DECISION_CAP * 1.0 + 6 * 10.0 + DEFAULT_JOIN_TIMEOUT
+    assert longest == declared.decision_cap * 1.0 + 6 * 10.0 + declared.join_timeout
     assert time_limits.visibility_timeout() > longest  # never redelivered while it may still be playing
     assert time_limits.match_time_limit({"move_limit": 0.1, "bank": 1.0}, 2) < time_limits.match_time_limit({}, 2)
     from arena.fleet.celery_app import app
 
     assert app.conf.broker_transport_options["visibility_timeout"] == time_limits.visibility_timeout()
+    settings.PARLOUR_DECISION_CAP, settings.PARLOUR_JOIN_TIMEOUT = 1000, 5.0  # an operator's own
+    assert time_limits.longest_match({}, 2) == 1000 * 1.0 + 2 * 10.0 + 5.0
+    settings.PARLOUR_MATCH_TIME_LIMIT = 60.0
+    assert time_limits.match_time_limit({}, 2) == 60.0
 
 
 @pytest.fixture
-def own_redis(monkeypatch):
+def own_redis(settings):
     """A Redis database of this test's own, for the heartbeats and the queue."""
     url = redis_db()
     client = redis.Redis.from_url(url)
-    monkeypatch.setenv("REDIS_URL", url)
+    settings.REDIS_URL = url
     yield client
     client.flushdb()
 
 
 @pytest.mark.django_db
-def test_the_reconciler_hands_back_a_dead_workers_match_and_requeues_a_lost_one(own_redis, monkeypatch) -> None:
+def test_the_reconciler_hands_back_a_dead_workers_match_and_requeues_a_lost_one(own_redis, monkeypatch, settings) -> None:
     sent = []
     monkeypatch.setattr(reconcile, "enqueue_matches", lambda ids: sent.extend(ids))
     monkeypatch.setattr(lifecycle, "enqueue_match_later", lambda pk, delay: None)
@@ -149,7 +155,7 @@ def test_the_reconciler_hands_back_a_dead_workers_match_and_requeues_a_lost_one(
     # the fourth's task waits in the queue; the third's was lost
     from arena.fleet.celery_app import app
 
-    with app.connection_for_write(os.environ["REDIS_URL"]) as conn:
+    with app.connection_for_write(settings.REDIS_URL) as conn:
         app.send_task("arena.tasks.run_match", args=[fourth.pk], connection=conn)
     assert reconcile.queued_match_ids(own_redis) == {fourth.pk}
     done = reconcile.reconcile()
@@ -188,10 +194,10 @@ time.sleep(600)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the full sandbox needs root (docs/security.md)")
-def test_a_sandbox_whose_owner_was_killed_is_reaped_and_a_live_owners_is_not(tmp_path, monkeypatch) -> None:
+def test_a_sandbox_whose_owner_was_killed_is_reaped_and_a_live_owners_is_not(tmp_path, settings) -> None:
     """A real sandbox (its launcher in a session of its own, a detached child inside) outlives the
     process that started it, killed; the reaper kills its processes and removes its cgroups."""
-    monkeypatch.setattr(sandbox_reaper, "REGISTRY", tmp_path / "registry")
+    settings.PARLOUR_SANDBOX_REGISTRY = tmp_path / "registry"
     env = dict(os.environ, PARLOUR_SANDBOX_REGISTRY=str(tmp_path / "registry"), PYTHONPATH=str(ROOT))
     owners = [subprocess.Popen([sys.executable, "-c", OWNER], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True)
               for _ in range(2)]
@@ -221,10 +227,10 @@ def test_a_sandbox_whose_owner_was_killed_is_reaped_and_a_live_owners_is_not(tmp
 
 
 @pytest.mark.django_db
-def test_the_operator_page_is_for_staff_and_shows_retried_and_aborted_matches(client, monkeypatch) -> None:
+def test_the_operator_page_is_for_staff_and_shows_retried_and_aborted_matches(client, settings) -> None:
     from django.contrib.auth.models import User
 
-    monkeypatch.setattr(lifecycle, "FAILURE_CAP", 2)
+    settings.PARLOUR_PLATFORM_FAILURES = 2
     first, second = swiss().matches.order_by("pk")
     fail(first, "RpcError: the referee at 127.0.0.1:5 is unreachable")
     fail(second)

@@ -81,8 +81,8 @@ def test_instant_house_bots_share_one_process_across_seats_and_matches(referee) 
         pool.close()
 
 
-def test_a_shared_house_process_is_retired_after_its_seats_and_replaced_when_dead(referee, monkeypatch) -> None:
-    monkeypatch.setattr(warm_pool, "HOUSE_REUSE_MATCHES", 2)
+def test_a_shared_house_process_is_retired_after_its_seats_and_replaced_when_dead(referee, settings) -> None:
+    settings.PARLOUR_HOUSE_REUSE_MATCHES = 2
     pool = BotPool(referee)
     random = BotKey("random", sandboxed=False)
     try:
@@ -166,7 +166,7 @@ def test_a_workers_house_bots_serve_its_pool_processes_only(referee) -> None:
         house.close()
 
 
-def test_a_worker_hands_out_its_cores_for_thinking_matches_one_each(monkeypatch) -> None:
+def test_a_worker_hands_out_its_cores_for_thinking_matches_one_each(settings) -> None:
     """arena.bots.cores, as a worker's main process hands them out: with one core, a pool process
     holding it leaves the next one waiting (not granted within its wait) until it frees the core,
     and a pool process that dies holding one gives it back with its connection."""
@@ -176,7 +176,7 @@ def test_a_worker_hands_out_its_cores_for_thinking_matches_one_each(monkeypatch)
 
     from arena.bots.keeper import Keeper
 
-    monkeypatch.setenv("PARLOUR_THINKING_MATCHES", "1")
+    settings.PARLOUR_THINKING_MATCHES = 1
     root = Path(__file__).resolve().parents[1]
     house = Keeper()
     house.start()
@@ -213,7 +213,7 @@ def test_a_worker_hands_out_its_cores_for_thinking_matches_one_each(monkeypatch)
         house.close()
 
 
-def test_a_pool_process_keeps_a_few_idle_bots_and_stops_the_longest_idle(monkeypatch) -> None:
+def test_a_pool_process_keeps_a_few_idle_bots_and_stops_the_longest_idle(settings) -> None:
     """PARLOUR_IDLE_BOTS: past it the longest idle one-seat bot is stopped, and an idle bot past its
     reuse limits is stopped at the next hand-back (a pool process holds no sandbox forever)."""
     from types import SimpleNamespace
@@ -235,7 +235,7 @@ def test_a_pool_process_keeps_a_few_idle_bots_and_stops_the_longest_idle(monkeyp
             self.closed = True
             return []
 
-    monkeypatch.setattr(warm_pool, "IDLE_BOTS", 2)
+    settings.PARLOUR_IDLE_BOTS = 2
     pool = BotPool(SimpleNamespace(address="referee:1", unix_path=None))
     clean = SeatOutcome(score=0.0, rank=1, status="ok", fault_counts={})
     a, b, c = Idle("a"), Idle("b"), Idle("c")

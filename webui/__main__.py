@@ -20,9 +20,9 @@ def main(argv: list[str] | None = None) -> int:
     serve = commands.add_parser("serve", help="run the website")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=int(os.environ.get("PARLOUR_WEB_WORKERS", 2)))
-    serve.add_argument("--threads", type=int, default=int(os.environ.get("PARLOUR_WEB_THREADS", 8)),
-                       help="threads per worker: a viewer's long poll of a live match holds one")
+    serve.add_argument("--workers", type=int, help="gunicorn worker processes (default: PARLOUR_WEB_WORKERS)")
+    serve.add_argument("--threads", type=int, help="threads per worker: a viewer's long poll of a live match "
+                                                   "holds one (default: PARLOUR_WEB_THREADS)")
     commands.add_parser("migrate", help="create or update the database tables")
     check = commands.add_parser("check", help="schedule a version's check match again (a worker plays it)")
     check.add_argument("version_id", type=int)
@@ -49,9 +49,13 @@ def main(argv: list[str] | None = None) -> int:
 
     print(sandbox_support()[1], file=sys.stderr, flush=True)  # whether uploads are open, and why
     call_command("collectstatic", interactive=False, verbosity=0)
+    from django.conf import settings
+
+    workers = settings.PARLOUR_WEB_WORKERS if args.workers is None else args.workers
+    threads = settings.PARLOUR_WEB_THREADS if args.threads is None else args.threads
     os.execvp(sys.executable, [sys.executable, "-m", "gunicorn", "parlour_site.wsgi:application",
-                               "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
-                               "--worker-class", "gthread", "--threads", str(args.threads),
+                               "--bind", f"{args.host}:{args.port}", "--workers", str(workers),
+                               "--worker-class", "gthread", "--threads", str(threads),
                                "--timeout", "120"])
     return 0  # not reached: gunicorn took the process over
 

@@ -24,10 +24,6 @@ RESERVED = {"random", "greedy", "mcts"}  # house bots are entered by these names
 SDK_BASES = {"Bot", "RandomBot"}
 
 
-def upload_limit() -> int:
-    return int(getattr(settings, "PARLOUR_UPLOAD_LIMIT", 256 * 1024))
-
-
 class SignUpForm(UserCreationForm):
     pass
 
@@ -159,7 +155,7 @@ class UploadForm(forms.Form):
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
-        limit = upload_limit()
+        limit = settings.PARLOUR_UPLOAD_LIMIT
         if upload.size > limit:
             raise forms.ValidationError(f"the file is larger than {limit // 1024} KiB")
         data = upload.read(limit + 1)

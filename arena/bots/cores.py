@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from django.conf import settings
+
 from .keeper_client import keeper_client
 
 WAIT_STEP = 5.0  # seconds a pool process waits for a core before it renews its claim
@@ -49,7 +51,7 @@ def usable_cores(cgroup: Path = Path("/sys/fs/cgroup")) -> int:
 def thinking_matches() -> int:
     """Matches with a thinking bot a worker plays at once: ``PARLOUR_THINKING_MATCHES``, default
     one per core it may use."""
-    return max(1, int(os.environ.get("PARLOUR_THINKING_MATCHES") or usable_cores()))
+    return max(1, settings.PARLOUR_THINKING_MATCHES or usable_cores())
 
 
 class Cores:

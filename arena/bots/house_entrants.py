@@ -1,7 +1,7 @@
 """The house bots: random, greedy and mcts of every game that has them, entered by name."""
 from __future__ import annotations
 
-import os
+from django.conf import settings
 
 from referee.games import GAMES
 from referee.games.registry import package
@@ -39,7 +39,7 @@ def house_version(game: str, label: str) -> BotVersion:
 def ladder_house_specs() -> list[str]:
     """The house bots put on the ladders: ``PARLOUR_LADDER_HOUSE_BOTS`` (comma-separated, default all;
     an operator on small machines may leave ``mcts``, the slowest, out)."""
-    chosen = os.environ.get("PARLOUR_LADDER_HOUSE_BOTS", ",".join(HOUSE_SPECS)).split(",")
+    chosen = settings.PARLOUR_LADDER_HOUSE_BOTS or list(HOUSE_SPECS)
     unknown = [s for s in chosen if s not in HOUSE_SPECS]
     if unknown:
         raise UnknownBotError(f"PARLOUR_LADDER_HOUSE_BOTS: unknown house bot(s) {', '.join(unknown)} "

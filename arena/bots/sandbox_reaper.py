@@ -3,18 +3,18 @@ own (so that a bot cannot signal the worker), and its cgroup stays. So every san
 starts is registered here, machine-wide, with the process that owns it; a worker starting reaps
 the sandboxes whose owner is gone — every process in their cgroups (or, for a weak sandbox, in
 their session) killed, and the cgroups removed. A sandbox with a live owner, or not registered
-(another program's), is left alone."""
+(another program's), is left alone. The registry is a folder (``PARLOUR_SANDBOX_REGISTRY``)."""
 from __future__ import annotations
 
 import json
 import logging
 import os
 import signal
-import tempfile
 from pathlib import Path
 from typing import Any
 
-REGISTRY = Path(os.environ.get("PARLOUR_SANDBOX_REGISTRY", Path(tempfile.gettempdir()) / "parlour-sandboxes"))
+from django.conf import settings
+
 log = logging.getLogger("parlour.arena")
 
 
@@ -40,11 +40,12 @@ def alive(pid: int, started: int | None) -> bool:
 
 def register(name: str, launcher_pid: int, cgroups: list[str], mode: str) -> Path:
     """Record a sandbox this process owns; ``forget`` it once closed."""
-    REGISTRY.mkdir(mode=0o700, parents=True, exist_ok=True)
+    registry = settings.PARLOUR_SANDBOX_REGISTRY
+    registry.mkdir(mode=0o700, parents=True, exist_ok=True)
     entry = {"name": name, "owner": os.getpid(), "owner_started": start_time(os.getpid()),
              "launcher": launcher_pid, "launcher_started": start_time(launcher_pid), "cgroups": cgroups,
              "mode": mode}
-    path = REGISTRY / f"{name}.json"
+    path = registry / f"{name}.json"
     path.write_text(json.dumps(entry))
     return path
 
@@ -60,7 +61,7 @@ def cgroup_paths(name: str) -> list[str]:
 
 
 def forget(name: str) -> None:
-    (REGISTRY / f"{name}.json").unlink(missing_ok=True)
+    (settings.PARLOUR_SANDBOX_REGISTRY / f"{name}.json").unlink(missing_ok=True)
 
 
 def cgroup_pids(path: Path) -> set[int]:
@@ -90,8 +91,8 @@ def reap(entry: dict[str, Any]) -> None:
 
 def reap_orphans() -> list[str]:
     """Reap every registered sandbox whose owner process is gone; their names."""
-    reaped = []
-    for path in sorted(REGISTRY.glob("*.json")) if REGISTRY.is_dir() else []:
+    reaped, registry = [], settings.PARLOUR_SANDBOX_REGISTRY
+    for path in sorted(registry.glob("*.json")) if registry.is_dir() else []:
         try:
             entry = json.loads(path.read_text())
         except (OSError, ValueError):

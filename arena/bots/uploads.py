@@ -90,8 +90,8 @@ def upload_version(owner, game: str, name: str, raw: bytes, *, files: Mapping[st
 
 
 def version_folder(bot_id: int, number: int) -> Path:
-    """Where an uploaded version's files are stored: ``UPLOAD_DIR/<bot>/<number>``."""
-    return (Path(settings.UPLOAD_DIR) / str(bot_id) / str(number)).resolve()
+    """Where an uploaded version's files are stored: ``PARLOUR_UPLOAD_DIR/<bot>/<number>``."""
+    return (settings.PARLOUR_UPLOAD_DIR / str(bot_id) / str(number)).resolve()
 
 
 def store_files(bot: Bot, number: int, files: Mapping[str, bytes], module: str) -> Path:

@@ -27,26 +27,22 @@ plays them, a fresh ``Bot`` instance for each seat of each match. Two kinds:
 Different bots never share a process or a sandbox: a process serves one spec (one bot version)
 only, and an uploaded bot never shares one at all.
 
-Settings (environment, read at start-up):
-
-- ``PARLOUR_SANDBOX_REUSE_MATCHES`` (default 25): matches an uploaded version's sandbox plays
-  before it is replaced;
-- ``PARLOUR_SANDBOX_REUSE_MINUTES`` (default 10): minutes a sandbox lives before it is replaced;
-- ``PARLOUR_HOUSE_REUSE_MATCHES`` (default 2000): the same for a house bot's process (for a
-  shared one: seats);
-- ``PARLOUR_IDLE_BOTS`` (default 4): idle one-seat bots a pool process keeps between matches (a
-  worker has several pool processes per core, arena.fleet.processes); past it, and past its reuse
-  minutes, the longest idle is stopped.
+Settings (docs/settings.md): ``PARLOUR_SANDBOX_REUSE_MATCHES`` and ``PARLOUR_SANDBOX_REUSE_MINUTES``
+(an uploaded version's sandbox is replaced past either), ``PARLOUR_HOUSE_REUSE_MATCHES`` (the same
+for a house bot's process; for a shared one: seats), ``PARLOUR_IDLE_BOTS`` (idle one-seat bots a
+pool process keeps between matches — a worker has several pool processes per core,
+arena.fleet.processes; past it, and past its reuse minutes, the longest idle is stopped).
 """
 from __future__ import annotations
 
 import atexit
-import os
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass
+
+from django.conf import settings
 
 from referee.client import RefereeClient, SeatOutcome
 from sandbox.relay import RefereeSocket
@@ -54,10 +50,6 @@ from sandbox.relay import RefereeSocket
 from . import sandbox_reaper
 from .keeper_client import KeptSeat, keeper_client
 
-SANDBOX_REUSE_MATCHES = int(os.environ.get("PARLOUR_SANDBOX_REUSE_MATCHES", 25))
-SANDBOX_REUSE_MINUTES = float(os.environ.get("PARLOUR_SANDBOX_REUSE_MINUTES", 10))
-HOUSE_REUSE_MATCHES = int(os.environ.get("PARLOUR_HOUSE_REUSE_MATCHES", 2000))
-IDLE_BOTS = int(os.environ.get("PARLOUR_IDLE_BOTS", 4))
 # house bots that decide in microseconds: one process plays all their seats at once
 INSTANT_HOUSE_BOTS = frozenset({"random", "greedy"})
 
@@ -131,9 +123,9 @@ class WarmBot:
 
     def worn_out(self) -> bool:
         if self.sandbox is None:
-            return self.matches >= HOUSE_REUSE_MATCHES
-        return (self.matches >= SANDBOX_REUSE_MATCHES
-                or time.monotonic() - self.started >= SANDBOX_REUSE_MINUTES * 60)
+            return self.matches >= settings.PARLOUR_HOUSE_REUSE_MATCHES
+        return (self.matches >= settings.PARLOUR_SANDBOX_REUSE_MATCHES
+                or time.monotonic() - self.started >= settings.PARLOUR_SANDBOX_REUSE_MINUTES * 60)
 
     def end_input(self) -> None:
         """Close this process's end of the bot's input: no more seats (the bot finishes those it
@@ -287,11 +279,11 @@ class BotPool:
 
     def take_stale(self) -> list[WarmBot]:
         """The idle bots to stop (under the lock): those past their reuse limits, and the longest
-        idle beyond ``IDLE_BOTS``."""
+        idle beyond ``PARLOUR_IDLE_BOTS``."""
         kept = sorted((bot for bots in self.idle.values() for bot in bots), key=lambda b: b.idle_since)
         stale = [bot for bot in kept if bot.worn_out()]
         kept = [bot for bot in kept if not bot.worn_out()]
-        stale += kept[:max(0, len(kept) - IDLE_BOTS)]
+        stale += kept[:max(0, len(kept) - settings.PARLOUR_IDLE_BOTS)]
         for bot in stale:
             self.idle[bot.key].remove(bot)
         return stale

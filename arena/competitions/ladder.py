@@ -1,6 +1,6 @@
 """The ladder runs itself: beat calls ``schedule_ladder_matches`` to keep active bots playing.
 
-Each call tops up every game's standard ladder to ``LADDER_OPEN`` open matches. A table starts
+Each call tops up every game's standard ladder to ``PARLOUR_LADDER_OPEN`` open matches. A table starts
 from a bot drawn with weight sigma (uncertain bots play more), then takes the bots of closest
 rating, or, one time in five, random ones (exploration). Bots of one owner never share a table of
 3+ seats; house bots have no owner. A remote bot plays only while it is connected to a referee of the fleet
@@ -10,9 +10,9 @@ connected to one referee (arena.fleet.routing creates the match there).
 from __future__ import annotations
 
 import logging
-import os
 import random
 
+from django.conf import settings
 from django.db import transaction
 
 from referee.games import GAMES
@@ -25,8 +25,6 @@ from . import ladder_editions
 from .ratings import MODEL, ladder_game, ladder_key
 from .stats import forfeit_last
 
-LADDER_OPEN = int(os.environ.get("PARLOUR_LADDER_OPEN", 2))
-# the games whose ladders run (default: all)
 EXPLORATION = 0.2
 log = logging.getLogger("parlour.arena")
 
@@ -141,7 +139,7 @@ def refit_ladders() -> int:
 def schedule_ladder_matches(rng: random.Random | None = None) -> int:
     rng = rng or random.Random()
     scheduled = []
-    games = [g for g in os.environ.get("PARLOUR_LADDER_GAMES", ",".join(sorted(GAMES))).split(",") if g in GAMES]
+    games = [g for g in settings.PARLOUR_LADDER_GAMES or sorted(GAMES) if g in GAMES]  # default: every game
     connected: dict[str, Where] | None = None  # read once, and only when a remote bot is on a ladder
     for game in games:
         options = GAMES[game].configure(min(GAMES[game].variant(None).player_counts)).options
@@ -155,7 +153,7 @@ def schedule_ladder_matches(rng: random.Random | None = None) -> int:
         if not size:
             continue
         ratings = {r.bot_version_id: r for r in Rating.objects.filter(ladder=ladder)}
-        for _ in range(max(0, LADDER_OPEN - open_matches)):
+        for _ in range(max(0, settings.PARLOUR_LADDER_OPEN - open_matches)):
             table = choose_table(versions, ratings, size, rng)
             if not table:
                 break

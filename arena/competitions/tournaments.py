@@ -9,11 +9,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from referee.games import GAMES, ConfigError
-from referee.games.seeding import derive_seed, draw_seed, keyed_seed, platform_seed_key
+from referee.games.seeding import derive_seed, draw_seed, keyed_seed
 
 from ..bots.house_entrants import HOUSE_SPECS, UnknownBotError, house_version
 from ..fleet.enqueue import enqueue_matches
@@ -188,7 +189,7 @@ def create_round(tournament: Tournament, number: int, tables: list[list[str]], b
     colours = list(getattr(game.state_class, "DEFAULT_COLOURS", ()))
     # a tournament's seed may be chosen by a person: on the platform its match seeds are keyed
     # with the secret PARLOUR_SEED_KEY, so nobody can compute a match's deal from it
-    key = platform_seed_key()
+    key = settings.PARLOUR_SEED_KEY
     if tournament.duplicate:
         deal = keyed_seed(key, tournament.seed, "deal", number) if key else pairing.deal_seeds(tournament.seed, number, 1)[0]
         deal &= SEED_MASK

@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import redis
+from django.conf import settings
 
 
 @lru_cache(maxsize=4)
@@ -27,12 +28,7 @@ def _connect(url: str) -> redis.Redis:
 
 def connection() -> redis.Redis:
     """The platform's Redis (the Celery broker's)."""
-    url = os.environ.get("REDIS_URL")
-    if not url:
-        from django.conf import settings
-
-        url = settings.CELERY_BROKER_URL
-    return _connect(url)
+    return _connect(settings.REDIS_URL)
 
 
 def redis_server_command(folder: Path, socket: Path) -> list[str]:
@@ -79,17 +75,9 @@ class PrivateRedis:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def ensure_broker(home: Path, supervisor) -> PrivateRedis | None:
-    """Set ``REDIS_URL`` (and Celery's broker) for this process and its children; returns the
-    private server when one was started (stop it with ``close()``)."""
-    if os.environ.get("REDIS_URL"):
-        return None
-    private = PrivateRedis(home, supervisor)
-    os.environ["REDIS_URL"] = private.url
-    from django.conf import settings
-
-    settings.CELERY_BROKER_URL = private.url
+def use_broker(url: str) -> None:
+    """Make ``url`` Celery's broker in this process (``REDIS_URL`` is ``processes.shared``'s)."""
+    settings.CELERY_BROKER_URL = url
     from .celery_app import app
 
-    app.conf.broker_url = private.url
-    return private
+    app.conf.broker_url = url

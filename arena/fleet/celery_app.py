@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
+from django.conf import settings
 
 from ..road.time_limits import visibility_timeout
 
@@ -25,9 +26,9 @@ RECONCILE = "arena.tasks.reconcile"
 app = Celery("parlour")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.beat_schedule = {
-    "ladder": {"task": LADDER_TICK, "schedule": float(os.environ.get("PARLOUR_LADDER_EVERY", 10.0))},
-    "ladder-fit": {"task": REFIT_LADDERS, "schedule": float(os.environ.get("PARLOUR_FIT_EVERY", 300.0))},
-    "reconcile": {"task": RECONCILE, "schedule": float(os.environ.get("PARLOUR_RECONCILE_EVERY", 10.0))},
+    "ladder": {"task": LADDER_TICK, "schedule": settings.PARLOUR_LADDER_EVERY},
+    "ladder-fit": {"task": REFIT_LADDERS, "schedule": settings.PARLOUR_FIT_EVERY},
+    "reconcile": {"task": RECONCILE, "schedule": settings.PARLOUR_RECONCILE_EVERY},
 }
 # the broker's visibility timeout and the hard task limit follow the longest possible match
 # (arena.road.time_limits): a match is never redelivered while it can still be playing; a killed

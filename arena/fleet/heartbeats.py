@@ -14,12 +14,17 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+
 from .broker import connection
 from .queues import worker_queues
 
 PREFIX = "parlour:worker:"
-TTL = float(os.environ.get("PARLOUR_HEARTBEAT_TTL", 10.0))
-EVERY = TTL / 4
+
+
+def every() -> float:
+    """Seconds between a worker's beats: four within its heartbeat's life."""
+    return settings.PARLOUR_HEARTBEAT_TTL / 4
 
 
 def identity(node: str | None) -> str:
@@ -55,10 +60,10 @@ def reachable(address: str, timeout: float = 1.0) -> bool:
 
 
 def beat(node: str, started: float, house_bots: Collection[int] = (), cores: str = "") -> None:
-    """Say this worker is alive (its main process calls this every EVERY seconds; ``house_bots``:
+    """Say this worker is alive (its main process calls this every ``every()`` seconds; ``house_bots``:
     the pids of the house bots it keeps, children that are not pool processes; ``cores``: its
     cores for thinking matches in use, ``arena.bots.cores.Cores.summary``)."""
-    referee = os.environ.get("REFEREE_ADDRESS", "")
+    referee = settings.REFEREE_ADDRESS
     from sandbox import support
 
     sandbox = support()  # found once per process: what the website says about uploads comes from here
@@ -66,7 +71,7 @@ def beat(node: str, started: float, house_bots: Collection[int] = (), cores: str
             "started": started, "seen": time.time(), "referee": referee, "cores": cores,
             "referee_reachable": reachable(referee) if referee else None, "queues": worker_queues(),
             "sandbox": {"runs": sandbox.mode != "refused", "says": sandbox.describe()}}
-    connection().set(PREFIX + node, json.dumps(info), ex=max(1, round(TTL)))
+    connection().set(PREFIX + node, json.dumps(info), ex=max(1, round(settings.PARLOUR_HEARTBEAT_TTL)))
 
 
 def gone(node: str) -> None:

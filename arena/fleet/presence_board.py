@@ -4,21 +4,23 @@ interface of ``referee/presence.py``); the ladder and the router read it.
 
 - ``parlour:presence:<bot id>`` — ``{"referee": id, "address": host:port, "since": t}``: one key
   per bot, so a bot connected twice is one presence (the newest connection's); it expires
-  ``PRESENCE_TTL`` s after its referee last said it holds the bot.
+  ``PARLOUR_PRESENCE_TTL`` s after its referee last said it holds the bot.
 - ``parlour:referee:<id>`` — ``{"id", "address", "bots", "seen"}``: a referee alive, expiring alike.
 
-A referee that dies stops beating: its bots' presences are gone within ``PRESENCE_TTL`` s
+A referee that dies stops beating: its bots' presences are gone within ``PARLOUR_PRESENCE_TTL`` s
 (default 6), and the bots reconnect wherever the service name sends them.
 """
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.conf import settings
+
 from referee.identity import Identity
-from referee.presence import PRESENCE_TTL
 
 from .broker import connection
 
@@ -58,7 +60,7 @@ class Where:
 
 
 def ttl_ms() -> int:
-    return max(1, round(PRESENCE_TTL * 1000))
+    return max(1, round(settings.PARLOUR_PRESENCE_TTL * 1000))
 
 
 def value(identity: Identity) -> str:
@@ -67,6 +69,10 @@ def value(identity: Identity) -> str:
 
 class PresenceBoard:
     """The referee's side (``referee.presence.Presence``), in the platform's Redis."""
+
+    def __init__(self) -> None:
+        # the referee's process runs it: the platform's settings (its Redis), as the token verifier's
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour_site.settings")
 
     def connected(self, identity: Identity, bot_id: str) -> None:
         connection().set(BOT_PREFIX + bot_id, value(identity), px=ttl_ms())  # the newest connection wins

@@ -7,9 +7,10 @@ import os
 import socket
 import subprocess
 import sys
-from contextlib import contextmanager
-from pathlib import Path
+from contextlib import ExitStack, contextmanager
 from typing import Iterator
+
+from django.conf import settings
 
 from ..bots.cores import usable_cores
 from .supervise import Supervisor
@@ -22,7 +23,7 @@ def worker_concurrency() -> int:
     with the instant house bots, 4 at once played ~1.2x the matches of 2, 8 ~1.35x
     (``bench/arena.py --concurrency``). Matches whose bots think on this machine (uploads, mcts)
     still play one per core at most: they wait for one of the worker's cores (arena.bots.cores)."""
-    return int(os.environ.get("PARLOUR_WORKERS") or 4 * usable_cores())
+    return settings.PARLOUR_WORKERS or 4 * usable_cores()
 
 
 def celery_process(kind: str) -> int:
@@ -42,9 +43,28 @@ def celery_process(kind: str) -> int:
         app.worker_main(["worker", "--loglevel=INFO", "--concurrency", str(worker_concurrency()),
                          "--hostname", f"w{os.getpid()}@{socket.gethostname()}", "--queues", ",".join(worker_queues())])
     else:
-        app.start(["beat", "--loglevel=INFO", "--schedule", str(Path(os.environ.get("PARLOUR_HOME", "/tmp")) /
-                                                              "celerybeat-schedule")])
+        app.start(["beat", "--loglevel=INFO", "--schedule", str(settings.PARLOUR_HOME / "celerybeat-schedule")])
     return 0
+
+
+@contextmanager
+def shared(**values: str) -> Iterator[None]:
+    """Settings a command changes while it runs a private platform (the addresses of its Redis and
+    referee): for itself (its Django settings) and for the children it starts (their environment),
+    put back as they were when it is done."""
+    before = {name: getattr(settings, name) for name in values}
+    try:
+        for name, value in values.items():
+            setattr(settings, name, value)
+            os.environ[name] = value
+        yield
+    finally:
+        for name, value in before.items():
+            setattr(settings, name, value)
+            if value:
+                os.environ[name] = value
+            else:
+                os.environ.pop(name, None)
 
 
 @contextmanager
@@ -52,30 +72,31 @@ def platform_processes() -> Iterator[Supervisor]:
     """With no REDIS_URL: a private Redis, a referee and a worker for the duration. Yields the
     supervisor, for more children that must die with this process (the demo's beat and web)."""
     supervisor = Supervisor()
-    if os.environ.get("REDIS_URL"):
+    if settings.REDIS_URL:
         try:
             yield supervisor
         finally:
             supervisor.close()
         return
-    from django.conf import settings
-
     from referee.client import LocalReferee
 
-    from .broker import ensure_broker
+    from .broker import PrivateRedis, use_broker
 
     broker = referee = None
     try:
-        broker = ensure_broker(Path(settings.PARLOUR_HOME), supervisor)
-        referee = LocalReferee(["--token-verifier", "arena.fleet.token_verifier:verify",
-                                "--presence", "arena.fleet.presence_board:PresenceBoard"])  # exits with this process
-        supervisor.watch(referee.process.pid)
-        shared = dict(REFEREE_ADDRESS=referee.address, PARLOUR_REFEREE_SOCKET=referee.unix_path,
-                      PARLOUR_OPERATOR_TOKEN=referee.token)
-        os.environ.update(shared)
-        supervisor.start([sys.executable, "-m", "arena", "worker"], env=dict(os.environ),
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        yield supervisor
+        with ExitStack() as addresses:
+            broker = PrivateRedis(settings.PARLOUR_HOME, supervisor)
+            addresses.enter_context(shared(REDIS_URL=broker.url))  # before the referee: its presence board's
+            use_broker(broker.url)
+            # the private referee exits with this process
+            referee = LocalReferee(["--token-verifier", "arena.fleet.token_verifier:verify",
+                                    "--presence", "arena.fleet.presence_board:PresenceBoard"])
+            supervisor.watch(referee.process.pid)
+            addresses.enter_context(shared(REFEREE_ADDRESS=referee.address, PARLOUR_REFEREE_SOCKET=referee.unix_path,
+                                           PARLOUR_OPERATOR_TOKEN=referee.token))
+            supervisor.start([sys.executable, "-m", "arena", "worker"], env=dict(os.environ),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            yield supervisor
     finally:
         supervisor.stop_after(broker.process if broker else None)  # the worker and the caller's, first
         if referee is not None:
@@ -83,4 +104,3 @@ def platform_processes() -> Iterator[Supervisor]:
         if broker is not None:
             broker.close()
         supervisor.close()
-        os.environ.pop("REDIS_URL", None)

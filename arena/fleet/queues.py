@@ -3,7 +3,7 @@ referee, ``referee.<id>``, which the workers started for that referee
 (``PARLOUR_WORKER_REFEREE=<id>``) consume besides (arena.fleet.routing sends tasks there)."""
 from __future__ import annotations
 
-import os
+from django.conf import settings
 
 DEFAULT_QUEUE = "celery"  # Celery's own default
 QUEUE_PREFIX = "referee."
@@ -15,5 +15,5 @@ def queue_of(referee_id: str) -> str:
 
 def worker_queues() -> list[str]:
     """The queues a worker started here consumes."""
-    referee_id = os.environ.get("PARLOUR_WORKER_REFEREE", "")
+    referee_id = settings.PARLOUR_WORKER_REFEREE
     return [DEFAULT_QUEUE] + ([queue_of(referee_id)] if referee_id else [])

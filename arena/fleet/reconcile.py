@@ -16,10 +16,10 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import os
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -34,8 +34,6 @@ from .enqueue import enqueue_matches
 from .queues import DEFAULT_QUEUE
 from .routing import served_queues
 
-GRACE = float(os.environ.get("PARLOUR_RECONCILE_GRACE", 20.0))  # seconds a due task may take to start
-EVERY = float(os.environ.get("PARLOUR_RECONCILE_EVERY", 10.0))
 LOCK = "parlour:reconciler"
 log = logging.getLogger("parlour.arena")
 
@@ -80,7 +78,7 @@ def reconcile() -> dict[str, list[int]]:
         if started + timedelta(seconds=limit) < now:
             reason = f"it ran past its time limit ({limit:.0f} s) on {match.worker or 'a worker'}"
         elif (not heartbeats.holder_alive(match.worker, workers)
-              and started + timedelta(seconds=heartbeats.TTL) < now):
+              and started + timedelta(seconds=settings.PARLOUR_HEARTBEAT_TTL) < now):
             reason = f"the worker process playing it ({match.worker or 'unknown'}) stopped"
         else:
             continue
@@ -88,8 +86,9 @@ def reconcile() -> dict[str, list[int]]:
         done["aborted" if recorded else "handed_back"].append(match.pk)
         if recorded:
             lifecycle.finish(match.pk)
+    missing_since = now - timedelta(seconds=settings.PARLOUR_RECONCILE_GRACE)
     late = (Match.objects.filter(status=Match.SCHEDULED)
-            .annotate(due_at=Coalesce("due", "created")).filter(due_at__lt=now - timedelta(seconds=GRACE))
+            .annotate(due_at=Coalesce("due", "created")).filter(due_at__lt=missing_since)
             .values_list("pk", flat=True))
     late = list(late)
     if late:
@@ -108,7 +107,8 @@ def reconcile() -> dict[str, list[int]]:
 
 
 def reconcile_if_turn(node: str) -> dict[str, list[int]] | None:
-    """Reconcile unless another worker did within EVERY seconds (one pass per period in all)."""
-    if not connection().set(LOCK, node, nx=True, ex=max(1, round(EVERY))):
+    """Reconcile unless another worker did within ``PARLOUR_RECONCILE_EVERY`` seconds (one pass per
+    period in all)."""
+    if not connection().set(LOCK, node, nx=True, ex=max(1, round(settings.PARLOUR_RECONCILE_EVERY))):
         return None
     return reconcile()

@@ -3,10 +3,10 @@ running, retried and aborted with their reasons, the workers alive, the referees
 those of the fleet (their beats, arena.fleet.presence_board)."""
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count
 
 from ..models import Match, Tournament
@@ -46,8 +46,8 @@ def platform_status() -> dict[str, Any]:
                           "up_seconds": round(now - w["started"]), "referee": w["referee"],
                           "referee_reachable": w["referee_reachable"]} for w in sorted(workers.values(), key=lambda w: w["node"])]
     addresses = {w["referee"] for w in workers.values() if w["referee"]}
-    if os.environ.get("REFEREE_ADDRESS"):
-        addresses.add(os.environ["REFEREE_ADDRESS"])
+    if settings.REFEREE_ADDRESS:
+        addresses.add(settings.REFEREE_ADDRESS)
     try:  # the referees of the fleet, from their own beats (arena.fleet.presence_board)
         fleet = {info["address"]: info for info in live_referees().values()}
     except Exception:  # noqa: BLE001 - Redis away: said above

@@ -13,6 +13,8 @@ from celery.signals import (task_postrun, task_prerun, worker_init, worker_proce
                             worker_shutdown)
 from django.db import connections
 
+from django.conf import settings
+
 from ..bots import sandbox_reaper
 from ..bots.keeper import Keeper
 from . import heartbeats, reconcile
@@ -24,10 +26,10 @@ _keeper = Keeper()  # the worker's shared house bots and cores, for all its pool
 
 def upkeep(node: str, started: float) -> None:
     last_reconcile = time.monotonic()
-    while not _stop.wait(heartbeats.EVERY):
+    while not _stop.wait(heartbeats.every()):
         try:
             heartbeats.beat(node, started, _keeper.pids(), _keeper.cores.summary())
-            if time.monotonic() - last_reconcile >= reconcile.EVERY:
+            if time.monotonic() - last_reconcile >= settings.PARLOUR_RECONCILE_EVERY:
                 last_reconcile = time.monotonic()
                 reconcile.reconcile_if_turn(node)
         except Exception as exc:  # noqa: BLE001 - Redis or the database away: try again next beat

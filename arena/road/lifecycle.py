@@ -12,7 +12,7 @@ challenge, a comparison's game — goes this way, one transition each.
    (arena.fleet.routing), else on whichever answers, and played where its creation answer names
    (``referee_address``) — then followed on one stream, its frames going to Redis as they come
    (arena.road.live_frames). The referee's result rows come back with the replay, stored once
-   under ``REPLAY_DIR`` exactly as the referee gzipped it.
+   under ``PARLOUR_REPLAY_DIR`` exactly as the referee gzipped it.
 4. **Recorded once** (``record``): the seats' rows, the result, the replay's path and the ratings,
    in one transaction that changes the row only while it is unrecorded.
 5. **Followed up** (``finish``): its live frames end, its tournament moves on, its upload gets its
@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -62,9 +61,6 @@ from .batch_updates import update_rows
 from .live_frames import LiveMatch
 from .time_limits import match_time_limit
 
-FAILURE_CAP = int(os.environ.get("PARLOUR_PLATFORM_FAILURES", 60))
-FIRST_DELAY = float(os.environ.get("PARLOUR_RETRY_FIRST_DELAY", 1.0))
-MAX_DELAY = float(os.environ.get("PARLOUR_RETRY_MAX_DELAY", 60.0))
 log = logging.getLogger("parlour.arena")
 
 
@@ -173,10 +169,9 @@ def referee() -> RefereeClient:
     stopped at exit."""
     global _referee
     if _referee is None:
-        address = os.environ.get("REFEREE_ADDRESS")
-        if address:
-            _referee = RefereeClient(address, os.environ.get("PARLOUR_OPERATOR_TOKEN", ""),
-                                     os.environ.get("PARLOUR_REFEREE_SOCKET") or None)
+        if settings.REFEREE_ADDRESS:
+            _referee = RefereeClient(settings.REFEREE_ADDRESS, settings.PARLOUR_OPERATOR_TOKEN,
+                                     settings.PARLOUR_REFEREE_SOCKET or None)
         else:
             _referee = LocalReferee(["--token-verifier", "arena.fleet.token_verifier:verify",
                                      "--presence", "arena.fleet.presence_board:PresenceBoard"])
@@ -211,7 +206,7 @@ class PlayedMatch:
 
 
 def replay_file(match: Match) -> Path:
-    return Path(settings.REPLAY_DIR) / f"{match.key.replace('/', '_')}.replay.json.gz"
+    return settings.PARLOUR_REPLAY_DIR / f"{match.key.replace('/', '_')}.replay.json.gz"
 
 
 def play(match: Match, plan: list[SeatPlan] | None = None) -> PlayedMatch:
@@ -324,8 +319,9 @@ def after_match(match: Match) -> None:
 
 # ---------------------------------------------------------------------- handed back
 def backoff(failures: int) -> float:
-    """Seconds before the next attempt after this many failures: 1, 2, 4, ... up to MAX_DELAY."""
-    return min(MAX_DELAY, FIRST_DELAY * 2 ** max(0, failures - 1))
+    """Seconds before the next attempt after this many failures: 1, 2, 4, ... up to
+    ``PARLOUR_RETRY_MAX_DELAY``."""
+    return min(settings.PARLOUR_RETRY_MAX_DELAY, settings.PARLOUR_RETRY_FIRST_DELAY * 2 ** max(0, failures - 1))
 
 
 def hand_back(match_id: int, attempt: int, reason: str) -> bool:
@@ -337,7 +333,7 @@ def hand_back(match_id: int, attempt: int, reason: str) -> bool:
         if match is None:  # recorded meanwhile, or taken over by a newer attempt
             return False
         failures = match.failures + 1
-        if failures >= FAILURE_CAP:
+        if failures >= settings.PARLOUR_PLATFORM_FAILURES:
             Match.objects.filter(pk=match_id).update(failures=failures, last_failure=reason)
             log.error("match %s aborted: the platform failed it %s times (last: %s)", match.key, failures, reason)
             return record(match, None, f"the platform failed it {failures} times (last: {reason})") is not None
@@ -346,6 +342,6 @@ def hand_back(match_id: int, attempt: int, reason: str) -> bool:
                                                  last_failure=reason[:1000],
                                                  due=timezone.now() + timedelta(seconds=delay))
         log.warning("match %s: %s; played again in %.0f s (failure %s of at most %s)",
-                    match.key, reason, delay, failures, FAILURE_CAP)
+                    match.key, reason, delay, failures, settings.PARLOUR_PLATFORM_FAILURES)
         transaction.on_commit(lambda: enqueue_match_later(match_id, delay))
     return False

@@ -5,31 +5,28 @@ them (``{"k": view}`` keyframes and ``{"d": delta}`` deltas, exactly the replay'
 to a capped list, and announces each batch on a channel:
 
 - ``parlour:live:<match id>:frames`` — a list of JSON frames, frame i is step i (while the list
-  holds fewer than ``FRAME_CAP``; past that the oldest are trimmed and ``:first`` says which step
+  holds fewer than ``PARLOUR_LIVE_FRAME_CAP``; past that the oldest are trimmed and ``:first`` says which step
   the list starts at);
 - ``parlour:live:<match id>`` — a pub/sub channel: ``{"first": step, "count": n}`` per batch, then
   ``{"end": status}``;
 - ``parlour:live`` — a set of the matches being played now;
 - ``parlour:live:<match id>:referee`` — the id of the referee of the fleet that holds it.
 
-Once the match is recorded (its replay on disk), the keys expire after ``EXPIRE_AFTER_STORED``
+Once the match is recorded (its replay on disk), the keys expire after ``PARLOUR_LIVE_KEEP_SECONDS``
 seconds: long enough for a page that was following it to switch to the stored replay.
 """
 from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from typing import Any
 
 import redis
+from django.conf import settings
 
 from ..fleet.broker import connection
 
-FRAME_CAP = int(os.environ.get("PARLOUR_LIVE_FRAME_CAP", 20_000))
-# seconds a recorded match's frames stay (a viewer that was following switches to the replay)
-EXPIRE_AFTER_STORED = int(os.environ.get("PARLOUR_LIVE_KEEP_SECONDS", 120))
 EXPIRE_RUNNING = 6 * 3600  # a safety net: a worker that died mid-match leaves nothing for ever
 PLAYING = "parlour:live"
 log = logging.getLogger("parlour.arena")
@@ -87,10 +84,10 @@ class LiveMatch:
         key = frames_key(self.match_id)
         pipe = self.redis.pipeline(transaction=False)  # one round trip, no MULTI/EXEC
         pipe.rpush(key, *frames)
-        end = first_step + len(frames)
-        if end > FRAME_CAP:
-            pipe.ltrim(key, -FRAME_CAP, -1)
-            pipe.set(first_key(self.match_id), end - FRAME_CAP)
+        end, cap = first_step + len(frames), settings.PARLOUR_LIVE_FRAME_CAP
+        if end > cap:
+            pipe.ltrim(key, -cap, -1)
+            pipe.set(first_key(self.match_id), end - cap)
         pipe.expire(key, EXPIRE_RUNNING)
         pipe.publish(channel(self.match_id), json.dumps({"first": first_step, "count": len(frames)}))
         pipe.execute()
@@ -100,8 +97,9 @@ def recorded(match_id: int, status: str, client: redis.Redis | None = None) -> N
     """The match is recorded (its replay stored): announce it, and let its frames expire soon."""
     pipe = (client or connection()).pipeline(transaction=False)
     pipe.publish(channel(match_id), json.dumps({"end": status}))
-    pipe.expire(frames_key(match_id), EXPIRE_AFTER_STORED)
-    pipe.expire(first_key(match_id), EXPIRE_AFTER_STORED)
+    # long enough for a viewer that was following to switch to the replay
+    pipe.expire(frames_key(match_id), settings.PARLOUR_LIVE_KEEP_SECONDS)
+    pipe.expire(first_key(match_id), settings.PARLOUR_LIVE_KEEP_SECONDS)
     pipe.delete(referee_key(match_id))
     pipe.srem(PLAYING, match_id)
     pipe.execute()

@@ -6,42 +6,34 @@ spent, the seats' join timeout before play. A match running past that (plus a ma
 """
 from __future__ import annotations
 
-import os
 from typing import Any
+
+from django.conf import settings
 
 from referee.timecontrol import TimeControl
 
-# the referee's own settings (referee/settings.py reads the same variables with the same defaults;
-# tests/test_operations.py checks they agree)
-DECISION_CAP = int(os.environ.get("PARLOUR_DECISION_CAP", 100_000))
-JOIN_TIMEOUT = float(os.environ.get("PARLOUR_JOIN_TIMEOUT", 30.0))
 MARGIN = 120.0  # seconds for creating the match, the replay's transfer, a busy machine
 LARGEST_TABLE = 6  # the most seats any game seats (a check: tests/test_operations.py)
 
 
 def longest_match(time_control: dict[str, Any] | None = None, seats: int = LARGEST_TABLE) -> float:
-    """Seconds the longest possible match under this time control takes (without the margin)."""
+    """Seconds the longest possible match under this time control takes (without the margin): the
+    referee's decision cap and join timeout are its settings (``referee/settings.py``), which the
+    platform's processes read as theirs."""
     control = TimeControl(**(time_control or {}))
-    return DECISION_CAP * control.move_limit + seats * control.bank + JOIN_TIMEOUT
-
-
-def operator_cap() -> float | None:
-    """``PARLOUR_MATCH_TIME_LIMIT``: an operator's shorter limit on any match, if set."""
-    value = os.environ.get("PARLOUR_MATCH_TIME_LIMIT")
-    return float(value) if value else None
+    return settings.PARLOUR_DECISION_CAP * control.move_limit + seats * control.bank + settings.PARLOUR_JOIN_TIMEOUT
 
 
 def match_time_limit(time_control: dict[str, Any] | None, seats: int) -> float:
     """How long the worker follows a match before it gives up on it (the reconciler adds MARGIN)."""
     limit = longest_match(time_control, seats) + MARGIN
-    cap = operator_cap()
+    cap = settings.PARLOUR_MATCH_TIME_LIMIT  # an operator's shorter limit on any match
     return min(limit, cap) if cap else limit
 
 
 def visibility_timeout() -> int:
     """The broker's visibility timeout: above the longest possible match at the default time
     control on the largest table (``PARLOUR_VISIBILITY_TIMEOUT`` overrides it)."""
-    given = os.environ.get("PARLOUR_VISIBILITY_TIMEOUT")
-    if given:
-        return int(given)
+    if settings.PARLOUR_VISIBILITY_TIMEOUT:
+        return settings.PARLOUR_VISIBILITY_TIMEOUT
     return int(match_time_limit(None, LARGEST_TABLE) + MARGIN)

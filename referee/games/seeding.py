@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import random
 import struct
 from collections.abc import Sequence
@@ -38,12 +37,6 @@ def keyed_seed(key: bytes, seed: int, *labels: object) -> int:
     text = "\x1f".join([str(int(seed)), *(str(label) for label in labels)])
     digest = hmac.new(key, text.encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
-
-
-def platform_seed_key() -> bytes | None:
-    """The platform's secret seed key, ``PARLOUR_SEED_KEY`` (None where unset: local play)."""
-    key = os.environ.get("PARLOUR_SEED_KEY", "")
-    return key.encode() if key else None
 
 
 def stream(seed: int, *labels: object) -> random.Random:

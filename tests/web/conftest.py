@@ -62,8 +62,8 @@ def private_redis(tmp_path_factory):
 
 
 @pytest.fixture
-def redis_client(private_redis, monkeypatch):
+def redis_client(private_redis, settings):
     socket_file, client = private_redis
     client.flushall()
-    monkeypatch.setenv("REDIS_URL", f"redis+socket://{socket_file}")
+    settings.REDIS_URL = f"redis+socket://{socket_file}"
     return client

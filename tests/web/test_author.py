@@ -98,7 +98,7 @@ def test_the_owner_deletes_a_bot_its_matches_stay_greyed(client) -> None:
 
 
 def test_the_owner_downloads_the_code_uploaded(client, settings, tmp_path) -> None:
-    settings.UPLOAD_DIR = tmp_path
+    settings.PARLOUR_UPLOAD_DIR = tmp_path
     owner = user("ada")
     b = bot(owner, "Zipped")
     folder = tmp_path / str(b.pk) / "1"

@@ -74,9 +74,9 @@ def zipped(files: dict[str, bytes]) -> bytes:
 
 
 @pytest.fixture(autouse=True)
-def platform_redis(monkeypatch) -> None:
+def platform_redis(settings) -> None:
     """The live frames of the check matches go to the real Redis, as on the platform."""
-    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/15")
+    settings.REDIS_URL = "redis://127.0.0.1:6379/15"
 
 
 def play_check(version: BotVersion) -> BotVersion:
@@ -93,7 +93,7 @@ def uma(client, settings, tmp_path) -> SimpleNamespace:
     """A logged-in user, and the folder uploads are stored in."""
     upload_dir = tmp_path / "uploads"
     upload_dir.mkdir()
-    settings.UPLOAD_DIR = upload_dir
+    settings.PARLOUR_UPLOAD_DIR = upload_dir
     made = user("uma")
     client.force_login(made)
     return SimpleNamespace(user=made, upload_dir=upload_dir)

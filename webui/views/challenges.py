@@ -13,17 +13,10 @@ from arena.models import Bot
 from ..forms import ChallengeForm
 from .common import owned_bot_or_403, owner_only, quota_text
 
-CHALLENGES_PER_HOUR = 20
-
-
-def challenges_per_hour() -> int:
-    return int(getattr(settings, "PARLOUR_CHALLENGES_PER_HOUR", CHALLENGES_PER_HOUR))
-
-
 def challenge_context(user, bot: Bot) -> dict:
     """What the bot page needs to offer a challenge (owner only)."""
     return {"challenge_form": ChallengeForm(user, bot, initial={"opponents": ["house:random"]}),
-            "challenge_limited": quota_text(recent_challenges(user), challenges_per_hour(), "challenges")}
+            "challenge_limited": quota_text(recent_challenges(user), settings.PARLOUR_CHALLENGES_PER_HOUR, "challenges")}
 
 
 @owner_only
@@ -31,7 +24,7 @@ def challenge_context(user, bot: Bot) -> dict:
 def challenge(request, bot_id: int):
     """Play the bot now against the opponents picked: an unrated match, opened live."""
     bot = owned_bot_or_403(request, bot_id)
-    limited = quota_text(recent_challenges(request.user), challenges_per_hour(), "challenges")
+    limited = quota_text(recent_challenges(request.user), settings.PARLOUR_CHALLENGES_PER_HOUR, "challenges")
     form = ChallengeForm(request.user, bot, request.POST)
     if limited:
         messages.error(request, f"Challenge not started: {limited}.")

@@ -16,10 +16,10 @@ only when someone picks a seat's perspective (in a 6-seat Bszzzz match the views
 file). A visitor's two parts are split once from the shared copy and kept beside it, like it.
 
 A running match is followed with ``GET /matches/<id>/live.json?from=N``: the public frames from
-step N on as soon as there are any, else after at most ``LIVE_WAIT`` seconds an empty list (long
+step N on as soon as there are any, else after at most ``PARLOUR_LIVE_WAIT`` seconds an empty list (long
 polling from the frames the arena keeps in Redis, ``arena/road/live_frames.py``). Long polling,
 not Server-Sent Events: an event stream holds a server thread for as long as someone watches, a
-long poll only while nothing happens, for at most ``LIVE_WAIT`` seconds (``python -m webui serve``
+long poll only while nothing happens, for at most ``PARLOUR_LIVE_WAIT`` seconds (``python -m webui serve``
 runs threaded workers so that waiting viewers do not hold up the pages).
 """
 from __future__ import annotations
@@ -43,7 +43,6 @@ from arena.road.replay_visibility import NoReplay, ReplayAccess, replay_access, 
 
 from .common import game_names
 
-LIVE_WAIT = 2.0  # seconds a long poll waits for the next batch of frames
 GZIP_LEVEL = 6
 NO_LOG_LINES = b'"bot_logs":[]'  # as referee/replay.py writes a replay without log lines
 log = logging.getLogger("parlour.web")
@@ -208,7 +207,7 @@ def live_json(request, match_id: int):
         raise Http404("from must be a step number") from None
     first, frames = start, []
     if match.status in Match.UNRECORDED:
-        wait = float(getattr(settings, "PARLOUR_LIVE_WAIT", LIVE_WAIT))
+        wait = settings.PARLOUR_LIVE_WAIT
         try:
             first, frames, ended = wait_for_frames(match.pk, start, wait)
         except Exception as exc:  # noqa: BLE001 - Redis down: the page keeps asking, the match goes on

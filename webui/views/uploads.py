@@ -15,16 +15,9 @@ from arena.models import Bot, BotVersion
 from ..forms import RemoteBotForm, UploadForm
 from .common import quota_text
 
-UPLOADS_PER_HOUR = 10
-
-
 def uploads_allowed() -> bool:
     """Uploads open where the sandbox runs (or the operator allowed its weak mode)."""
     return sandbox_support()[0]
-
-
-def uploads_per_hour() -> int:
-    return int(getattr(settings, "PARLOUR_UPLOADS_PER_HOUR", UPLOADS_PER_HOUR))
 
 
 def upload_quota(user, per_hour: int) -> str | None:
@@ -38,7 +31,7 @@ def upload(request):
         return render(request, "webui/upload.html", {"disabled": True})
     form = UploadForm(request.POST or None, request.FILES or None,
                       initial={k: request.GET[k] for k in ("name", "game") if k in request.GET})
-    limited = upload_quota(request.user, uploads_per_hour())
+    limited = upload_quota(request.user, settings.PARLOUR_UPLOADS_PER_HOUR)
     if request.method == "POST" and limited:
         form.is_valid()
         form.add_error(None, limited)
@@ -54,8 +47,8 @@ def upload(request):
                                "This page shows the verdict when it is in.")
         return redirect("bot", bot_id=version.bot_id)
     status = 400 if request.method == "POST" else 200
-    return render(request, "webui/upload.html", {"form": form, "limited": limited, "per_hour": uploads_per_hour(),
-                                                 "limit_kib": int(getattr(settings, "PARLOUR_UPLOAD_LIMIT", 256 * 1024)) // 1024},
+    return render(request, "webui/upload.html", {"form": form, "limited": limited, "per_hour": settings.PARLOUR_UPLOADS_PER_HOUR,
+                                                 "limit_kib": settings.PARLOUR_UPLOAD_LIMIT // 1024},
                   status=status)
 
 
