@@ -1,4 +1,4 @@
-# Parlour: `make demo` runs the main job, `make test` runs every test. Both set up .venv first.
+# Parlour: `make demo` runs the main job, `make test` lints and runs every test. Both set up .venv first.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(wildcard protos/parlour/v1/*.proto)
 GENERATED := parlour/v1/referee_pb2.py
 
-.PHONY: demo test bench soak protos clean settings-doc
+.PHONY: demo lint test bench soak protos clean settings-doc
 
 $(BASE):
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,7 +46,11 @@ $(CHROMIUM):
 demo: $(STAMP)
 	$(PY) -m arena demo
 
-test: $(STAMP) $(JSDEPS) $(CHROMIUM)
+# The linter first (ruff, configured in pyproject.toml): a finding fails the target before any test runs.
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+test: lint $(JSDEPS) $(CHROMIUM)
 	$(PY) -m pytest -n 2 --dist loadfile
 
 bench: $(STAMP)

@@ -112,7 +112,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Play the tournament to its end (or resume it); 1 when it halted with unplayed matches."""
-    from .models import Match, Tournament
+    from .models import Tournament
     from .competitions.tournaments import progress, start_tournament
 
     tournament = Tournament.objects.get(pk=args.id)

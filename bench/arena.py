@@ -27,12 +27,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.competitions.pairing import PlayedTable, swiss_round  # noqa: E402
-from arena.settings import ArenaEnvironment  # noqa: E402
-from bench.settings import environment  # noqa: E402
-from arena.competitions.pairing.common import build_history  # noqa: E402
-from arena.competitions.pairing.points import points_by_entrant  # noqa: E402
-from arena.competitions.pairing.swiss import count_repeats  # noqa: E402
+from arena.competitions.pairing import PlayedTable, swiss_round
+from arena.competitions.pairing.common import build_history
+from arena.competitions.pairing.points import points_by_entrant
+from arena.competitions.pairing.swiss import count_repeats
+from arena.settings import ArenaEnvironment
+from bench.settings import environment
 
 TARGET_RATIO = 500.0
 
@@ -101,11 +101,11 @@ def bench_pairing(args) -> dict:
         timed_round = min(6, args.rounds)
         repeats, (tables, byes), spread = run_swiss(entrants, k, args.rounds, ours, seed=k, at_round=timed_round)
         naive_repeats, _, naive_spread = run_swiss(entrants, k, args.rounds, naive, seed=k)
-        ours_s = timed(lambda: ours(tables, byes))
-        naive_s = timed(lambda: naive(tables, byes))
+        ours_s = timed(lambda: ours(tables, byes))  # noqa: B023 - timed here, before the loop moves on
+        naive_s = timed(lambda: naive(tables, byes))  # noqa: B023 - timed here, before the loop moves on
         points = points_by_entrant(tables, byes)
         seed = {e: i for i, e in enumerate(entrants)}
-        sort_only_s = timed(lambda: sorted(entrants, key=lambda e: (-points.get(e, 0), seed[e])), repeat=5)
+        sort_only_s = timed(lambda: sorted(entrants, key=lambda e: (-points.get(e, 0), seed[e])), repeat=5)  # noqa: B023 - timed here, before the loop moves on
         rows.append({
             "table_size": k,
             "round": timed_round,
@@ -183,16 +183,16 @@ def machine_ceiling(matches: int = 2000) -> float:
 def postgres_database() -> str | None:
     """A fresh PostgreSQL database for one measurement (its name), or None where there is no
     PostgreSQL server (then the platform's embedded SQLite is measured)."""
+    import secrets
+
+    import psycopg
+
     try:
-        import secrets
-
-        import psycopg
-
         name = f"parlour_bench_{secrets.token_hex(4)}"
         with psycopg.connect(environment().postgres, autocommit=True, connect_timeout=3) as conn:
             conn.execute(f"CREATE DATABASE {name}")
         return name
-    except Exception:
+    except psycopg.Error:  # no server here, or no right to create a database
         return None
 
 
@@ -464,8 +464,8 @@ def bench_road(args) -> dict:
 
 
 def print_road(report: dict) -> None:
-    print(f"\nthe one road, Tussie Mussie 2p random vs random (matches per minute; targets: ratio >= 1/40, "
-          f"two workers >= 1.6x, Bszzzz ratio >= 1/10)")
+    print("\nthe one road, Tussie Mussie 2p random vs random (matches per minute; targets: ratio >= 1/40, "
+          "two workers >= 1.6x, Bszzzz ratio >= 1/10)")
     print(f"  in-process {report['in_process_per_min']:.0f} (the fastest of {report['in_process_samples']}), platform (1 worker, concurrency "
           f"{report['concurrency_per_worker']}, {report['database']}) {report['platform_per_min']:.0f}: ratio {report['ratio']:.4f} "
           f"(1/{1 / report['ratio']:.0f})")

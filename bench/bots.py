@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bots_sdk.local import play_match  # noqa: E402
-from bots_sdk.loading import parse_bot_spec  # noqa: E402
+from bots_sdk.local import play_match
+from bots_sdk.loading import parse_bot_spec
 
 # (game, players, default matches, target win rate): the matches keep the whole run under ~25 min
 ROWS = (

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.games import GAMES  # noqa: E402
+from referee.games import GAMES
 
 TARGET_RATIO = 3.0
 # This process's CPU time, not the wall clock: time another process takes from ours does not count.

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT)]
+sys.path[:0] = [str(ROOT)]  # run as a script: the checkout's packages, then the imports below
 
 from bots_sdk.via_referee import play_via_referee  # noqa: E402
 from referee.client import LocalReferee  # noqa: E402

@@ -108,7 +108,7 @@ def load_bot_class(path: Path, class_name: str) -> type[Bot]:
         module = importlib.util.module_from_spec(spec)
         try:
             spec.loader.exec_module(module)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a bot's module may raise anything: said as its failure
             reason, details = failure_report(exc, "failed to import")
             raise BotSpecError(f"bot file {path} {reason}", reason, details) from None
         sys.modules[module_name] = module

@@ -62,7 +62,7 @@ def ask_bot(bot: Bot, request: DecisionRequest, game: str, variant: str, players
         action = bot.decide(decision)
     except DecisionTimeout:
         error = "timeout"  # the match words it, with the limit and the bank that was left
-    except Exception as exc:  # the fault policy handles a crashing bot
+    except Exception as exc:  # noqa: BLE001 - the fault policy handles a crashing bot
         error, details = failure_report(exc)
     finally:
         if use_alarm:
@@ -112,6 +112,6 @@ def play_match(
     for bot in bots:
         try:
             bot.on_match_end(dict(result))
-        except Exception:  # a bot's end hook cannot change a finished match
+        except Exception:  # noqa: BLE001 - a bot's end hook cannot change a finished match
             pass
     return MatchOutcome(seed, names, result, match.log, match.faults, match)

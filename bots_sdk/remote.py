@@ -262,7 +262,7 @@ class SeatPlayer:
         try:
             self.bot = self.make_bot(start.game)
             self.bot.start(start.game, start.seat, dict(self.options), start.bot_seed)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the bot's own code: its seat answers with the failure
             self.broken = exc
             self.failure, self.details = start_failure(exc)
 
@@ -352,7 +352,7 @@ def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decisi
     reply = referee_pb2.Answer(protocol_version=PV, decision_id=decision.decision_id)
     try:
         choice = bot.decide(view)
-    except Exception as exc:  # the referee applies the fault policy, with this reason
+    except Exception as exc:  # noqa: BLE001 - the referee applies the fault policy, with this reason
         reply.failure, details = failure_report(exc)
         for line in details:
             bot.log(line)

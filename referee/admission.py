@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from parlour.v1 import referee_pb2
 
@@ -74,7 +75,7 @@ class Admission:
         token names, or why the seat is refused (Play ends with it, PlaySeats closes the slot)."""
         try:
             first = referee_pb2.BotMessage.FromString(raw)
-        except Exception:
+        except DecodeError:
             first = None
         if first is None or first.WhichOneof("message") != "hello":
             return Close(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
@@ -112,7 +113,7 @@ class Admission:
                     return
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             pass
-        except Exception:  # a broken stream is a disconnect
+        except Exception:  # noqa: BLE001 - a broken stream is a disconnect
             pass
         finally:
             seat.detach(generation)
@@ -127,7 +128,7 @@ class Admission:
         try:
             message = referee_pb2.BotMessage.FromString(raw)
             kind = message.WhichOneof("message")
-        except Exception:
+        except DecodeError:
             message, kind = None, None
         if kind == "log":
             room.match.add_bot_log(room.seats.index(seat), message.log.decision_id, message.log.text)

@@ -41,7 +41,7 @@ def decision_message(game: str, request: DecisionRequest, observation: wire.Seat
         deadline_seconds=request.deadline, bank_seconds=request.bank)
     try:
         observed = observation.serialized()
-    except Exception:  # a value that does not fit its field: the slow way names it (and raises)
+    except Exception:  # noqa: BLE001 - a value that does not fit its field: the slow way names it (and raises)
         observed = wire.observation_message(game, request.observe()).SerializeToString()
     return wire.DecisionMessage(decision, observed)
 

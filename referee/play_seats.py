@@ -90,7 +90,7 @@ class SlotStream:
             self.queue.put_nowait((None, READER_DONE))
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             pass
-        except Exception:  # a broken stream is a disconnect of every slot
+        except Exception:  # noqa: BLE001 - a broken stream is a disconnect of every slot
             self.queue.put_nowait((None, READER_DONE))
 
     async def take_batch(self, raw: bytes) -> bool:

@@ -70,7 +70,7 @@ async def tell(call: Callable[..., object], *args: object) -> object:
     next beat says it all again)."""
     try:
         return await asyncio.to_thread(call, *args)
-    except Exception:  # noqa: BLE001 - a presence lost for a beat is better than a referee down
+    except Exception:  # a presence lost for a beat is better than a referee down
         log.warning("the presence board did not answer", exc_info=True)
         return None
 

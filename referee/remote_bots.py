@@ -103,7 +103,7 @@ class RemoteBots:
             await asyncio.sleep(every)
             try:
                 still = await asyncio.to_thread(self.verifier, token)
-            except Exception:  # noqa: BLE001 - the platform unreachable: no verdict, keep the bot
+            except Exception:  # the platform unreachable: no verdict, keep the bot
                 log.warning("the token of %s could not be checked again", bot_id, exc_info=True)
                 continue
             if still != bot_id:

@@ -431,7 +431,7 @@ def check_replay(replay: dict[str, Any]) -> list[str]:
                 if seat not in differs and next(recorded_seats[seat], None) != observation:
                     differs[seat] = step
             step += 1
-    except Exception as exc:  # an edited log can break the re-simulation anywhere
+    except Exception as exc:  # noqa: BLE001 - an edited log can break the re-simulation anywhere
         return [f"re-simulation failed: {exc}"]
     if next(recorded_public, None) is not None:
         differs.setdefault("public", step)

@@ -284,7 +284,7 @@ def build(container: type[Message], game_id: str, data: Any, where: str,
     name, cls = _game_class(container, game_id)
     try:
         return container(**{name: _arguments(cls.DESCRIPTOR, data, shared, kept)})
-    except Exception:
+    except Exception:  # noqa: BLE001 - whatever failed, the slow way does it again or says why
         return container(**{name: fill(cls(), data, where)})  # slow, but names the key that does not fit
 
 
@@ -452,10 +452,10 @@ class DecisionMessage:
         self.decision = decision  # without its observation
         self.observation = observation  # the serialized Observation
 
-    def HasField(self, name: str) -> bool:  # noqa: N802 - a RefereeMessage's
+    def HasField(self, name: str) -> bool:  # named as a RefereeMessage's
         return name == "decision"
 
-    def SerializeToString(self) -> bytes:  # noqa: N802 - a RefereeMessage's
+    def SerializeToString(self) -> bytes:  # named as a RefereeMessage's
         return length_delimited(self._DECISION, self.decision.SerializeToString()
                                 + length_delimited(self._OBSERVATION, self.observation))
 

@@ -39,7 +39,9 @@ def unshare(flags: int, what: str) -> None:
 
 
 def mount(source: str | None, target: str | Path, fstype: str | None, flags: int, data: str | None = None) -> None:
-    enc = (lambda s: None if s is None else str(s).encode())
+    def enc(s: str | Path | None) -> bytes | None:
+        return None if s is None else str(s).encode()
+
     check(libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
           f"mount {source or fstype} on {target}")
 

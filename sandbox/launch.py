@@ -212,7 +212,7 @@ def main() -> int:
     if init == 0:
         try:
             code = run_init(config)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001 - the forked init reports any failure, never returns
             print(f"sandbox: {exc}", file=sys.stderr, flush=True)
             code = LAUNCH_FAILED
         os._exit(code)

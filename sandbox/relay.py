@@ -136,13 +136,15 @@ class SeatRelay:
             return
 
     def _with_token(self, requests):
+        from google.protobuf.message import DecodeError  # here, as grpc and referee_pb2 are
+
         first = True
         for raw in requests:
             if first:
                 first = False
                 try:
                     message = self._pb.BotMessage.FromString(raw)
-                except Exception:  # not a message: the referee refuses it with its reason
+                except DecodeError:  # not a message: the referee refuses it with its reason
                     message = None
                 if message is not None and message.WhichOneof("message") == "hello":
                     if not self.seat_token or message.hello.seat_token not in ("", self.seat_token):  # forged or stolen

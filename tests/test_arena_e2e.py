@@ -214,7 +214,7 @@ def test_round_robin_tricky_twist_and_a_killed_worker(platform) -> None:
     os.killpg(first.pid, signal.SIGKILL)
     killed = time.monotonic()
     for (match_id,) in held:
-        wait_for(lambda: database_rows(p, "SELECT 1 FROM arena_match WHERE id=? AND status='finished'", match_id),
+        wait_for(lambda: database_rows(p, "SELECT 1 FROM arena_match WHERE id=? AND status='finished'", match_id),  # noqa: B023 - waited for here, before the loop moves on
                  60, f"match {match_id} of the killed worker to finish elsewhere")
         (worker, failures), = database_rows(p, "SELECT worker, failures FROM arena_match WHERE id=?", match_id)
         assert worker.startswith(f"w{second.pid}@") and failures == 1

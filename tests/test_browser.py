@@ -56,7 +56,7 @@ def site(tmp_path_factory):
         lines.append(line)
         if "Press Ctrl-C to stop" in line or demo.poll() is not None:
             break
-    assert any("Parlour is running" in l for l in lines), "".join(lines[-40:])
+    assert any("Parlour is running" in line for line in lines), "".join(lines[-40:])
     yield f"http://127.0.0.1:{port}", home
     os.killpg(demo.pid, signal.SIGINT)
     try:

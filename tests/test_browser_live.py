@@ -161,7 +161,7 @@ def test_each_games_viewer_at_desktop_and_phone_widths_with_jumps_and_events(sit
         event = page.locator("#viewer-events li.viewer-event").nth(3)
         step = int(event.get_attribute("data-step"))
         event.locator("a").click()
-        wait_until(lambda: shown_step(page) == step, timeout=30)
+        wait_until(lambda: shown_step(page) == step, timeout=30)  # noqa: B023 - waited for here, before the loop moves on
         page.select_option("#viewer-speed", "16")
         page.locator("body").press("End")
         assert not wider_than_the_viewport(page), (game, width, wider_than_the_viewport(page))
@@ -365,7 +365,7 @@ def test_the_fifth_game_is_drawn_by_its_own_renderer_from_its_package(site, repl
     last = len(frames) - 1
     for width in (1280, 390):
         page = open_step(browser, site, match_id, last, width, view="all")
-        wait_until(lambda: page.locator("#viewer").get_attribute("data-perspective") == "all", timeout=30)
+        wait_until(lambda: page.locator("#viewer").get_attribute("data-perspective") == "all", timeout=30)  # noqa: B023 - waited for here, before the loop moves on
         board = page.locator("#viewer-board[data-game='kuhn-poker']")
         assert board.locator(".kuhn-table .seat-panel").count() == 2
         assert board.locator(".kuhn-hand").count() == min(8, len(frames[last]["rounds"]))

@@ -50,7 +50,7 @@ class SimulatedPlayer:
 def verdicts(elo: float, runs: int, seed: int, max_games: int, **settings: Any) -> Counter:
     rng = random.Random(seed)
     found = Counter()
-    for run in range(runs):
+    for _ in range(runs):
         done = sequential_comparison.run("a", "b", "tussie-mussie", SimulatedPlayer(elo, rng), seed=rng.randrange(10**9),
                            max_games=max_games, **settings)
         found[done.verdict] += 1

@@ -6,19 +6,19 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("pytest_django")
-from django.conf import settings  # noqa: E402
+from django.conf import settings
 
 if not settings.configured:
     pytest.skip("Django settings are not configured for pytest-django", allow_module_level=True)
 
-from django.contrib.auth.models import User  # noqa: E402
-from django.urls import reverse  # noqa: E402
+from django.contrib.auth.models import User
+from django.urls import reverse
 
-from arena.competitions import comparison_requests  # noqa: E402
-from arena.competitions.sequential_comparison import LocalPlayer  # noqa: E402
-from arena.competitions.comparison_requests import run_recorded  # noqa: E402
-from arena.bots.house_entrants import house_version  # noqa: E402
-from arena.models import Bot, BotVersion, Comparison  # noqa: E402
+from arena.competitions import comparison_requests
+from arena.competitions.sequential_comparison import LocalPlayer
+from arena.competitions.comparison_requests import run_recorded
+from arena.bots.house_entrants import house_version
+from arena.models import Bot, BotVersion, Comparison
 
 pytestmark = pytest.mark.django_db
 GAME = "tussie-mussie"

@@ -219,7 +219,7 @@ def test_compose_runs_two_referees_and_two_workers_and_survives_a_referee_killed
         print(f"{time.monotonic() - began:5.1f} s  {what}", flush=True)
 
     referee_ids = ["referee-1", "referee-2"]
-    for n, (rid, port) in enumerate(zip(referee_ids, d.referee_ports)):
+    for rid, port in zip(referee_ids, d.referee_ports):
         # each replica's own host name (a container's), mapped to 127.0.0.1 here
         d.start(rid, "referee", {"50051": port}, REFEREE_ID=rid, HOSTNAME="127.0.0.1")
     d.start("web", "web", {"8000": d.web_port})

@@ -12,7 +12,6 @@ import time
 import grpc
 import pytest
 
-from parlour.v1 import referee_pb2
 from referee.tokens import hash_token
 
 from referee_process import ROOT, RawSeat, RefereeProcess

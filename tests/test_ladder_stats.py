@@ -10,18 +10,18 @@ import random
 import pytest
 
 pytest.importorskip("pytest_django")
-from django.conf import settings  # noqa: E402
+from django.conf import settings
 
 if not settings.configured:
     pytest.skip("Django settings are not configured for pytest-django", allow_module_level=True)
 
-from django.urls import reverse  # noqa: E402
+from django.urls import reverse
 
-from arena.bots.house_entrants import house_version  # noqa: E402
-from arena.competitions.ladder import ladder_rankings, refit_ladder, standard_ladder  # noqa: E402
-from arena.models import Match, MatchSeat, Rating  # noqa: E402
-from arena.competitions.ratings import rate_match  # noqa: E402
-from arena.competitions.stats import logistic_score  # noqa: E402
+from arena.bots.house_entrants import house_version
+from arena.competitions.ladder import ladder_rankings, refit_ladder, standard_ladder
+from arena.models import Match, MatchSeat, Rating
+from arena.competitions.ratings import rate_match
+from arena.competitions.stats import logistic_score
 
 pytestmark = pytest.mark.django_db
 GAME = "tussie-mussie"

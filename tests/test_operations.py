@@ -206,7 +206,9 @@ def test_a_sandbox_whose_owner_was_killed_is_reaped_and_a_live_owners_is_not(tmp
         entries = {e["owner"]: e for e in (json.loads(f.read_text()) for f in (tmp_path / "registry").iterdir())}
         killed, kept = entries[owners[0].pid], entries[owners[1].pid]
         cgroups = [Path(c) for c in killed["cgroups"]]
-        inside = lambda: len(set().union(*map(sandbox_reaper.cgroup_pids, cgroups)))  # noqa: E731
+        def inside() -> int:
+            return len(set().union(*map(sandbox_reaper.cgroup_pids, cgroups)))
+
         deadline = time.monotonic() + 30  # "ready" is said once the launcher runs, not its children
         while inside() < 3 and time.monotonic() < deadline:
             time.sleep(0.1)

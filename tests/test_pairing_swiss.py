@@ -88,7 +88,7 @@ def test_a_real_swiss_never_rematches_while_avoidable_spreads_byes_and_balances_
     rng = random.Random(n * 100 + exact_limit)
     entrants = [f"p{i:03d}" for i in range(n)]
     tables, byes = [], []
-    for r in range(min(n - 1, 9)):
+    for _ in range(min(n - 1, 9)):
         rd = swiss_round(entrants, tables, byes, exact_limit=exact_limit)
         check_round(entrants, rd)
         history = build_history(tables, byes)

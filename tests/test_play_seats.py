@@ -86,7 +86,9 @@ def test_one_many_seats_process_plays_two_matches_as_in_process_play(referee) ->
     server.stdin.write("".join(f"{token}\n" for c in created for token in c.seat_tokens))
     server.stdin.close()  # it finishes the seats in play, then exits
     assert server.wait(120) == 0, server.stderr.read()
-    strip = lambda log: [(e["seat"], e["action"], e["source"]) for e in log]  # noqa: E731
+    def strip(log: list[dict]) -> list[tuple]:
+        return [(e["seat"], e["action"], e["source"]) for e in log]
+
     for (game, players, seed), match in zip(matches, created):
         replay = referee.replay(match.match_id)
         local = play_match(game, [RandomBot() for _ in range(players)], seed=seed)

@@ -101,7 +101,9 @@ def test_every_game_through_the_referee_equals_in_process(referee, game) -> None
     replay = referee.replay(created.match_id)
     assert check_replay(replay) == []
     local = play_match(game, [RandomBot() for _ in range(players)], seed=31)
-    strip = lambda log: [(e["seat"], e["action"], e["source"]) for e in log]  # noqa: E731
+    def strip(log: list[dict]) -> list[tuple]:
+        return [(e["seat"], e["action"], e["source"]) for e in log]
+
     assert strip(replay["log"]) == strip(local.log), "same seed, same bots: same action log"
     assert replay["result"]["scores"] == local.result["scores"]
     assert replay["result"]["ranks"] == local.result["ranks"]

@@ -158,7 +158,7 @@ def test_a_workers_house_bots_serve_its_pool_processes_only(referee) -> None:
         stranger = ("import socket, sys; from arena.bots.keeper_client import KeeperClient, socket_name; "
                     "c = socket.socket(socket.AF_UNIX); c.connect(socket_name(int(sys.argv[1]))); "
                     "KeeperClient(c).request(op='release', referee='x', pid=1)")
-        refused = subprocess.run(["sh", "-c", f'"$0" -c "$1" "$2"; exit $?', sys.executable, stranger, str(os.getpid())],
+        refused = subprocess.run(["sh", "-c", '"$0" -c "$1" "$2"; exit $?', sys.executable, stranger, str(os.getpid())],
                                  cwd=root, capture_output=True, text=True, timeout=60)
         assert refused.returncode != 0, "a stranger was served"
         assert "the worker's house bots are gone" in refused.stderr

@@ -14,7 +14,7 @@ class GameAssetsFinder(FileSystemFinder):
     """``FileSystemFinder``'s lookups (a prefix per folder, paths kept inside it) over the games'
     asset folders instead of ``STATICFILES_DIRS``."""
 
-    def __init__(self, app_names=None, *args, **kwargs) -> None:  # noqa: ARG002 - the finder API's
+    def __init__(self, app_names=None, *args, **kwargs) -> None:  # the finder API's arguments, unused here
         self.locations = [(f"games/{game_id}", str(folder)) for game_id, folder in asset_folders().items()]
         self.storages = {}
         for prefix, root in self.locations:

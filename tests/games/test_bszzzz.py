@@ -583,7 +583,7 @@ def test_greedy_bot_plays_legally_and_beats_random_bots():
                 legal = state.legal_actions(seat)
                 decision = Decision(game="bszzzz", variant="standard", seat=seat, players=4,
                                     options=config.options, legal_actions=[dict(a) for a in legal],
-                                    _observe=lambda seat=seat: state.observation(seat))
+                                    _observe=lambda seat=seat: state.observation(seat))  # noqa: B023 - read inside decide(), before the loop moves on
                 action = bots[seat].decide(decision)
                 assert action in legal
                 state.apply(seat, action)

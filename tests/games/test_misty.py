@@ -854,7 +854,7 @@ def test_greedy_bot_plays_legally_and_beats_random() -> None:
                 legal = state.legal_actions(seat)
                 decision = Decision(game="misty", variant="standard", seat=seat, players=2,
                                     options=dict(config.options), legal_actions=list(legal),
-                                    _observe=lambda seat=seat: json.loads(json.dumps(state.observation(seat))))
+                                    _observe=lambda seat=seat: json.loads(json.dumps(state.observation(seat))))  # noqa: B023 - read inside decide(), before the loop moves on
                 action = bots[seat].decide(decision)
                 assert action in legal
                 state.apply(seat, action)

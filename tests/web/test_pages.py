@@ -182,7 +182,9 @@ def test_a_cached_ladder_page_follows_every_change_it_shows(client, django_captu
         Rating.objects.create(ladder=key, bot_version=b.versions.get(), mu=30 - i, sigma=1, games=3, wins=1,
                               fit_elo=100.0 - 50 * i, fit_low=0.0, fit_high=200.0)
     # every change below is committed (the test's transaction never is: run what waits for the commit)
-    committed = lambda: django_capture_on_commit_callbacks(execute=True)  # noqa: E731
+    def committed():
+        return django_capture_on_commit_callbacks(execute=True)
+
     first = ladder_cells(client, key)
     assert first["Ann"][0] == "1" and first["Ben"][6] == "3" and first["Cal"][5] == "+0 [+0, +200]"
     with CaptureQueriesContext(connection) as again:

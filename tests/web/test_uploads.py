@@ -8,7 +8,6 @@ import json
 import time
 import zipfile
 from datetime import timedelta
-from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
 

@@ -134,7 +134,7 @@ def owner_feasible_tables(players: Sequence[str], sizes: Sequence[int], owners: 
         o = owner_of(owners, e)
         groups[("owner", o) if o is not None else ("house", e)].append(e)
     g = nx.DiGraph()
-    for gi, (key, members) in enumerate(groups.items()):
+    for gi, members in enumerate(groups.values()):
         g.add_edge("s", ("g", gi), capacity=len(members))
         for t in range(len(sizes)):
             g.add_edge(("g", gi), ("t", t), capacity=1)

@@ -259,10 +259,10 @@ class _Search:
             if delta <= 0 or rng.random() < math.exp(-delta / temp):
                 for z in ta:
                     if z != u:
-                        meet[u][z] -= 1; meet[z][u] -= 1; meet[v][z] += 1; meet[z][v] += 1  # noqa: E702
+                        meet[u][z] -= 1; meet[z][u] -= 1; meet[v][z] += 1; meet[z][v] += 1  # noqa: E702 - one swap's four symmetric counts
                 for z in tb:
                     if z != v:
-                        meet[v][z] -= 1; meet[z][v] -= 1; meet[u][z] += 1; meet[z][u] += 1  # noqa: E702
+                        meet[v][z] -= 1; meet[z][v] -= 1; meet[u][z] += 1; meet[z][u] += 1  # noqa: E702 - one swap's four symmetric counts
                 ta[xi], tb[yi] = v, u
                 w[u], w[v] = (b, yi), (a, xi)
                 unmet += du
@@ -378,7 +378,7 @@ def _equitable(tables_in: list[list[str]], k: int) -> list[list[str]]:
 
     while True:   # ends: each balancing strictly lowers the sum of squared colour counts
         worst = None
-        for e, c in count.items():
+        for c in count.values():
             lo, hi = min(range(k), key=c.__getitem__), max(range(k), key=c.__getitem__)
             if c[hi] - c[lo] >= 2:
                 worst = (lo, hi)

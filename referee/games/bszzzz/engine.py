@@ -573,7 +573,9 @@ class BszzzzState(GameState):
 
     # ------------------------------------------------------------------------------ positions
     def position_state(self) -> dict[str, Any]:
-        ids = lambda cards: [c.id for c in cards]  # noqa: E731
+        def ids(cards: list[Card]) -> list[str]:
+            return [c.id for c in cards]
+
         return {
             "round": self.round,
             "dealer": self.dealer,

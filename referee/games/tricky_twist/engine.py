@@ -403,7 +403,9 @@ class TrickyTwistState(GameState):
 
     def action_label(self, seat: int, action: Action) -> str:
         kind = action.get("type")
-        name = (lambda c: f"{CARD_VALUE[c]} {CARD_FAMILY[c]}" if c in CARD_VALUE else c)
+        def name(c: str) -> str:
+            return f"{CARD_VALUE[c]} {CARD_FAMILY[c]}" if c in CARD_VALUE else c
+
         if kind == "reserve":
             return f"put the {name(action['card'])} in your reserve"
         if kind == "draw":

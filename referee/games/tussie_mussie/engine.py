@@ -558,7 +558,9 @@ class TussieMussieState(GameState):
 
     def action_label(self, seat: int, action: Action) -> str:
         kind = action["type"]
-        name = lambda t: TILES[t].name  # noqa: E731
+        def name(t: str) -> str:
+            return TILES[t].name
+
         if kind == "offer":
             down = next(t for t in self.offer["tiles"] if t != action["face_up"])
             return f"offer the {name(action['face_up'])} face up and the {name(down)} face down"
@@ -790,7 +792,7 @@ class TussieMussieState(GameState):
             slots += [(tiles, i) for i, t in enumerate(tiles) if t != other.offer["face_up"]]
         if other.larkspur is not None and seat != other.acting():
             slots += [(other.larkspur, i) for i in range(len(other.larkspur))]
-        for i, (tile, side) in enumerate(other.layout):
+        for i, (_tile, side) in enumerate(other.layout):
             if side == "D":
                 slots.append((other.layout[i], 0))
         kept_slots = [s for s in slots if other.kept and s[0] in other.hands[1] and s[0][0] in other.kept]

@@ -45,9 +45,9 @@ def rebuild(config: MatchConfig, seat: int, obs: dict[str, Any]) -> tuple[dict[s
     kept: list[str] = []
     offset = obs["round"] + (1 if config.options.get(HEAD_START) else 0)
     if solo and not revealed:
-        for k, column in enumerate(hands[0]):
+        for column in hands[0]:
             column[2] = ALL_SEEN if column[1] == "bouquet" else 1
-        for k, column in enumerate(hands[1]):
+        for column in hands[1]:
             column[2] = ALL_SEEN if column[0] != UNKNOWN else 0
 
     out = []
