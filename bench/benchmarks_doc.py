@@ -32,7 +32,8 @@ def add_record_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def machine() -> str:
-    """The CPU model, the cores this process may use, the Python version."""
+    """The CPU model, the cores this process may use, the Python version, and how loaded the machine
+    was when the run ended (the one-minute load average: on a shared machine it says much)."""
     model = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -42,18 +43,19 @@ def machine() -> str:
     except OSError:
         pass
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{model}, {cores} cores, Python {platform.python_version()}"
+    load = f", load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    return f"{model}, {cores} cores, Python {platform.python_version()}{load}"
 
 
 def commit() -> str:
-    """The checkout's commit, and whether the code measured differs from it (this page aside)."""
+    """The checkout's commit, and whether the code measured differs from it (the docs aside)."""
     def git(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
 
     head = git("rev-parse", "--short", "HEAD")
     if head.returncode != 0:
         return "not a git checkout"
-    changed = git("diff", "--quiet", "HEAD", "--", ".", f":!{DOC.relative_to(ROOT)}").returncode != 0
+    changed = git("diff", "--quiet", "HEAD", "--", ".", ":(exclude)*.md").returncode != 0
     return head.stdout.strip() + (" with uncommitted changes" if changed else "")
 
 

@@ -313,7 +313,7 @@ def record_results(f: dict) -> None:
              f"{c['seats_ok']:,} of {c['seats']:,} seats ok, {c['timeouts']} timeouts, {c['seats_stuck']} stuck",
              f"in {c['seconds']} s; {c['streams_resumed']} streams resumed",
              f"1,000 matches, 0 timeouts: {verdict(c['matches'] >= 1000 and c['seats_ok'] == c['seats'] and not c['timeouts'])}"]]
-    rows += [[f"whole {game} matches ({row['players']} players, a process per bot)",
+    rows += [[f"whole {game} matches ({row['players']} players, a fresh process per bot)",
               f"{row['referee_matches_per_second']:.3f} a second", f"1/{row['ratio']} of in-process "
               f"({row['in_process_matches_per_second']:.2f} a second)", ""] for game, row in f["games"].items()]
     rows.append(["the referee's memory", f"{f['referee_rss_mib_100_open_matches']} MiB with 100 open matches",
