@@ -59,6 +59,10 @@ def commit() -> str:
     return head.stdout.strip() + (" with uncommitted changes" if changed else "")
 
 
+# The code measured is the code this run started with: its commit is read when the bench starts.
+COMMIT = commit()
+
+
 def command() -> str:
     """How this bench was run, as a reader would type it."""
     script = Path(sys.argv[0]).resolve()
@@ -104,7 +108,7 @@ def record(name: str, title: str, note: str, headers: Sequence[str], rows: Seque
            path: Path = DOC) -> None:
     """Write this run's table as section ``name`` of docs/benchmarks.md (see the module's docstring)."""
     today = datetime.date.today()
-    measured = (f"Measured on {today.day} {today:%b %Y} on {machine()}; commit {commit()}; "
+    measured = (f"Measured on {today.day} {today:%b %Y} on {machine()}; commit {COMMIT}; "
                 f"`{command()}`.")
     page = path.read_text(encoding="utf-8") if path.exists() else INTRODUCTION
     path.write_text(replace_section(page, name, section(name, title, note, headers, rows, measured)),
