@@ -53,13 +53,14 @@ lint: $(STAMP)
 test: lint $(JSDEPS) $(CHROMIUM)
 	$(PY) -m pytest -n 2 --dist loadfile
 
+# Each bench prints its results and writes them into its own section of docs/benchmarks.md.
 bench: $(STAMP)
-	$(PY) bench/engines.py
-	$(PY) bench/bots.py
-	$(PY) bench/referee.py
-	$(PY) bench/arena.py
-	$(PY) bench/web.py
-	$(PY) bench/sandbox.py
+	$(PY) bench/engines.py --record
+	$(PY) bench/bots.py --record
+	$(PY) bench/referee.py --record
+	$(PY) bench/arena.py --record
+	$(PY) bench/web.py --record
+	$(PY) bench/sandbox.py --record
 
 # Long runs (thousands of random games) never run in CI.
 soak: $(STAMP)

@@ -34,6 +34,8 @@ from arena.competitions.pairing.swiss import count_repeats
 from arena.settings import ArenaEnvironment
 from bench.settings import environment
 
+from benchmarks_doc import add_record_flag, record, verdict  # noqa: E402
+
 TARGET_RATIO = 500.0
 
 
@@ -506,13 +508,68 @@ def print_fleet(report: dict) -> None:
           f"ratio {report['ratio']}")
 
 
+# -------------------------------------------------------------- docs/benchmarks.md, a section each
+
+def record_pairing(r: dict) -> None:
+    record("arena/pairing", f"Arena: Swiss pairing of {r['entrants']:,} entrants",
+           f"Round {r['rows'][0]['round']} paired after {r['rows'][0]['round'] - 1} rounds of random results, "
+           "beside the naive pairing (sort by points, neighbours together) on the same history, both from the "
+           f"raw list of played tables (median of 3); repeated pairings over {r['rounds']} rounds. Target: the "
+           f"2-player round within {r['target_ratio']:.0f}× the naive time, with no repeat.",
+           ["table size", "Swiss s", "naive s", "× naive", "× the naive sort alone", "repeats (naive)",
+            "seat spread (naive)", "target"],
+           [[row["table_size"], f"{row['swiss_seconds']:.4f}", f"{row['naive_seconds']:.4f}", f"{row['ratio']:.1f}",
+             f"{row['ratio_to_sort_only']:.1f}", f"{row['repeats']} ({row['naive_repeats']})",
+             f"{row['seat_spread']} ({row['naive_seat_spread']})",
+             verdict(row["ratio"] <= r["target_ratio"] and not row["repeats"]) if row["table_size"] == 2 else ""]
+            for row in r["rows"]])
+
+
+def cpu_cell(part: dict) -> str:
+    return ", ".join(f"{k} {v * 1000:.0f}" for k, v in part["cpu_seconds_per_match"].items()) + " ms"
+
+
+def record_road(r: dict) -> None:
+    b, b2 = r["bszzzz_4p"], r["bszzzz_4p"]["two_referees"]
+    rows = [
+        ["Tussie Mussie 2p, 1 worker", f"{r['platform_per_min']:.0f} a minute",
+         f"1/{1 / r['ratio']:.1f} of in-process ({r['in_process_per_min']:.0f})", f"≥ 1/40: {verdict(r['ratio'] >= 1 / 40)}"],
+        ["its CPU a match", cpu_cell(r), f"{r['cores_busy']} cores busy; {r['cpu_cost_ratio']}× in-process's CPU", ""],
+        ["2 workers on the same cores", f"{r['workers']['2']:.0f} a minute", f"{r['two_workers_speedup']}× one worker", ""],
+        ["a worker per one-core machine (emulated), 2 machines", f"{r['machines']['2']:.0f} a minute",
+         f"{r['two_machines_speedup']}× one ({r['machines']['1']:.0f}); the cores' own ceiling {r['machine_ceiling']}×",
+         f"≥ 1.6×: {verdict(r['two_machines_speedup'] >= 1.6)}"],
+        ["Bszzzz! 4p, 1 referee", f"{b['platform_per_min']:.1f} a minute",
+         f"1/{1 / b['ratio']:.1f} of in-process ({b['in_process_per_min']:.0f})", f"≥ 1/10: {verdict(b['ratio'] >= 0.1)}"],
+        ["its CPU a match", cpu_cell(b), f"{b['cores_busy']} cores busy", ""],
+        ["Bszzzz! 4p, a referee per core (2, one name)", f"{b2['platform_per_min']:.1f} a minute",
+         f"1/{1 / b2['ratio']:.1f} of in-process", ""],
+    ]
+    record("arena/road", "Arena: the one road against in-process play",
+           "Random bots through the whole platform (a Celery task, the referee, warm house bots, the recorded "
+           f"row; {r['database']}, {r['concurrency_per_worker']} matches at once per worker) beside the same "
+           "matches in-process, the fastest in-process sample of the run; the emulated machines and the "
+           "Bszzzz! runs are each run twice (in the order 1, 2, 2, 1) and the faster run kept.",
+           ["road", "matches", "beside", "target"], rows)
+
+
+def record_fleet(r: dict) -> None:
+    record("arena/fleet", "Arena: a fleet on one machine",
+           f"Tussie Mussie 2p random against random through the arena, 2 workers of {r['concurrency_per_worker']} "
+           "matches at once, each worker creating on its own referee. Target: a second referee costs no "
+           "throughput (its gain is more machines).",
+           ["fleet", "matches a minute", "target"],
+           [["1 referee + 2 workers", f"{r['1_referees_per_min']:.0f}", ""],
+            ["2 referees + 2 workers", f"{r['2_referees_per_min']:.0f} ({r['ratio']}×)", f"≥ 1×: {verdict(r['ratio'] >= 1)}"]])
+
+
 # -------------------------------------------------------------------------------------------- main
 
-# Each section: (name, run(args) -> dict, print(dict)).
+# Each section: (name, run(args) -> dict, print(dict), record(dict) in docs/benchmarks.md).
 SECTIONS = [
-    ("pairing", bench_pairing, print_pairing),
-    ("road", bench_road, print_road),
-    ("fleet", bench_fleet, print_fleet),
+    ("pairing", bench_pairing, print_pairing, record_pairing),
+    ("road", bench_road, print_road, record_road),
+    ("fleet", bench_fleet, print_fleet, record_fleet),
 ]
 
 
@@ -522,9 +579,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--concurrency", type=int, default=None,
                         help="Celery processes per worker (default: a worker's own, PARLOUR_WORKERS or four per core)")
-    parser.add_argument("--only", choices=[name for name, _, _ in SECTIONS], help="run one section")
+    parser.add_argument("--only", choices=[name for name, *_ in SECTIONS], help="run one section")
     parser.add_argument("--fleet", action="store_true", help="the fleet section only (same as --only fleet)")
     parser.add_argument("--json", action="store_true")
+    add_record_flag(parser)
     args = parser.parse_args()
     if args.concurrency is None:
         from arena.fleet.processes import worker_concurrency
@@ -533,12 +591,14 @@ def main() -> None:
     if args.fleet:
         args.only = "fleet"
     report = {}
-    for name, run, show in SECTIONS:
+    for name, run, show, write in SECTIONS:
         if args.only and name != args.only:
             continue
         report[name] = run(args)
         if not args.json:
             show(report[name])
+        if args.record:
+            write(report[name])
     if args.json:
         if "road" in report:  # the one road's headline figures, at the top level too
             report.update({k: report["road"][k] for k in ("in_process_per_min", "platform_per_min", "workers")})

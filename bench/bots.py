@@ -25,6 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bots_sdk.local import play_match
 from bots_sdk.loading import parse_bot_spec
 
+from benchmarks_doc import add_record_flag, record, verdict  # noqa: E402
+
 # (game, players, default matches, target win rate): the matches keep the whole run under ~25 min
 ROWS = (
     ("tussie-mussie", 2, 200, 0.65),
@@ -67,6 +69,7 @@ def main() -> None:
     parser.add_argument("--playouts", type=int, help="a fixed number of mcts iterations per decision instead")
     parser.add_argument("--only", help="one game id")
     parser.add_argument("--json", action="store_true")
+    add_record_flag(parser)
     args = parser.parse_args()
     rows = []
     if not args.json:
@@ -85,8 +88,22 @@ def main() -> None:
             flag = "" if row["win_rate"] >= target else "  under target"
             print(f"{game:<14} {players:>7} {row['matches']:>7} {row['mcts_wins']:>9} {row['win_rate']:>6.1%}"
                   f"  [{low:.1%}, {high:.1%}]  {target:>6.0%}{flag}", flush=True)
+    if args.record:
+        record_results(rows)
     if args.json:
         print(json.dumps({"rows": rows}))
+
+
+def record_results(rows: list[dict]) -> None:
+    spec = rows[0]["spec"] if rows else "mcts"
+    record("bots", "House bots: mcts against greedy",
+           f"One `{spec}` seat (search per decision) against `greedy` in every other seat, seats rotating, "
+           "in-process; a win is rank 1 (shared wins count), with Wilson's 95 % interval. A budget in "
+           "seconds is wall-clock time: a loaded machine searches less; `--playouts N` gives the same "
+           "matches on any machine. A fair share is 50 % at 2 players, 25 % at 4.",
+           ["game", "players", "matches", "mcts wins", "95 % interval", "target"],
+           [[r["game"], r["players"], r["matches"], f"{r['win_rate']:.1%}", f"{r['ci95'][0]:.1%}–{r['ci95'][1]:.1%}",
+             f"≥ {r['target']:.0%}: {verdict(r['win_rate'] >= r['target'])}"] for r in rows])
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.games import GAMES
 
+from benchmarks_doc import add_record_flag, record, verdict  # noqa: E402
+
 TARGET_RATIO = 3.0
 # This process's CPU time, not the wall clock: time another process takes from ours does not count.
 clock = time.process_time
@@ -167,6 +169,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="engine time per row")
     parser.add_argument("--slices", type=int, default=9, help="slices per row (its ratio: their median)")
     parser.add_argument("--json", action="store_true")
+    add_record_flag(parser)
     args = parser.parse_args()
     engine_rows = [EngineRow(game_id, variant.name, players)
                    for game_id, game in sorted(GAMES.items())
@@ -189,6 +192,8 @@ def main() -> None:
         copies.append({"game": game_id, "variant": variant.name, "players": players,
                        "clone_us": round(clone_us, 1), "position_round_trip_us": round(round_trip_us, 1),
                        "speedup": round(round_trip_us / clone_us, 1)})
+    if args.record:
+        record_results(reference, rows, copies)
     if args.json:
         print(json.dumps({"reference_us_per_card": round(reference, 3), "target_ratio": TARGET_RATIO,
                           "rows": rows, "copies": copies}))
@@ -203,6 +208,19 @@ def main() -> None:
     for c in copies:
         print(f"{c['game'] + ' ' + c['variant']:<22} {c['players']:>7} {c['clone_us']:>9.1f} "
               f"{c['position_round_trip_us']:>23.1f}  ({c['speedup']:.0f}× faster)")
+
+
+def record_results(reference: float, rows: list[dict], copies: list[dict]) -> None:
+    clones = "; ".join(f"{c['game']} {c['clone_us']:.1f} against {c['position_round_trip_us']:.1f} µs"
+                       for c in copies)
+    record("engines", "Engines: a random playout's decision against the reference",
+           f"Random playouts of whole games, µs of CPU per decision, beside a minimal pure-Python 4-player "
+           f"trick-taking game timed in the same run ({reference:.2f} µs per card played): the ratio is the "
+           f"median of slices interleaved with the reference's. Target: at most {TARGET_RATIO:g}× the "
+           f"reference. `clone()` against a position round trip, mid-game: {clones}.",
+           ["game", "variant", "players", "µs per decision", "× reference", f"≤ {TARGET_RATIO:g}×"],
+           [[r["game"], r["variant"], r["players"], f"{r['us_per_decision']:.2f}", f"{r['ratio_to_reference']:.2f}",
+             verdict(r["ratio_to_reference"] <= TARGET_RATIO)] for r in rows])
 
 
 if __name__ == "__main__":

@@ -37,6 +37,8 @@ from referee import wire  # noqa: E402
 from referee.games import GAMES  # noqa: E402
 from referee_process import RefereeProcess, bot_process  # noqa: E402
 
+from benchmarks_doc import add_record_flag, record, verdict  # noqa: E402
+
 ECHO_SERVER = r'''
 import asyncio, sys, grpc
 async def echo(requests, context):
@@ -229,6 +231,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--matches", type=int, default=3, help="matches per game through the referee")
     parser.add_argument("--concurrent", type=int, default=1000, help="Tussie Mussie matches open at once")
+    add_record_flag(parser)
     args = parser.parse_args()
     figures: dict = {"games": {}}
     with tempfile.TemporaryDirectory() as tmp:
@@ -279,6 +282,8 @@ def main() -> None:
             figures["referee_rss_mib_100_open_matches"] = round(after / 1024, 1)
         finally:
             referee.close()
+    if args.record:
+        record_results(figures)
     if args.json:
         print(json.dumps(figures))
         return
@@ -296,6 +301,26 @@ def main() -> None:
               f"{row['ratio']:>6.1f}x")
     print(f"referee memory: {figures['referee_rss_mib_idle']} MiB idle, "
           f"{figures['referee_rss_mib_100_open_matches']} MiB with 100 open matches")
+
+
+def record_results(f: dict) -> None:
+    """This run's figures as the referee's section of docs/benchmarks.md."""
+    c = f["concurrent"]
+    rows = [["a decision's round trip, referee ↔ bot process (median)", f"{f['decision_round_trip_ms']:.3f} ms",
+             f"{f['round_trip_ratio']:.2f}× a bare gRPC echo of {f['decision_message_bytes']} bytes "
+             f"({f['echo_round_trip_ms']:.3f} ms)", f"≤ 1.3×: {verdict(f['round_trip_ratio'] <= 1.3)}"],
+            [f"{c['matches']:,} Tussie Mussie matches open at once, instant seats",
+             f"{c['seats_ok']:,} of {c['seats']:,} seats ok, {c['timeouts']} timeouts, {c['seats_stuck']} stuck",
+             f"in {c['seconds']} s; {c['streams_resumed']} streams resumed",
+             f"1,000 matches, 0 timeouts: {verdict(c['matches'] >= 1000 and c['seats_ok'] == c['seats'] and not c['timeouts'])}"]]
+    rows += [[f"whole {game} matches ({row['players']} players, a fresh process per bot)",
+              f"{row['referee_matches_per_second']:.3f} a second", f"1/{row['ratio']} of in-process "
+              f"({row['in_process_matches_per_second']:.2f} a second)", ""] for game, row in f["games"].items()]
+    rows.append(["the referee's memory", f"{f['referee_rss_mib_100_open_matches']} MiB with 100 open matches",
+                 f"{f['referee_rss_mib_idle']} MiB idle", ""])
+    record("referee", "Referee: round trips, concurrent matches, memory",
+           "Each figure beside a baseline measured in the same run (`python bench/referee.py` describes them).",
+           ["measure", "figure", "beside it", "target"], rows)
 
 
 if __name__ == "__main__":

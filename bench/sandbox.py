@@ -29,6 +29,8 @@ from referee.client import LocalReferee  # noqa: E402
 from sandbox import Sandbox, support  # noqa: E402
 from referee.timecontrol import TimeControl  # noqa: E402
 
+from benchmarks_doc import add_record_flag, record  # noqa: E402
+
 BOT = "from bots_sdk import RandomBot\n\n\nclass Plain(RandomBot):\n    pass\n"
 
 
@@ -63,6 +65,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--matches", type=int, default=8)
     parser.add_argument("--json", action="store_true")
+    add_record_flag(parser)
     args = parser.parse_args()
     if not support().full:
         print(support().describe())
@@ -80,6 +83,8 @@ def main() -> int:
         "think_ms_median": {"plain": statistics.median(plain_think), "sandboxed": statistics.median(boxed_think),
                             "ratio": statistics.median(boxed_think) / statistics.median(plain_think)},
     }
+    if args.record:
+        record_results(rows, args.matches)
     if args.json:
         print(json.dumps(rows, indent=1))
     else:
@@ -87,6 +92,19 @@ def main() -> int:
         for name, row in rows.items():
             print(f"{name:18} plain {row['plain']:.4f}  sandboxed {row['sandboxed']:.4f}  ratio {row['ratio']:.2f}")
     return 0
+
+
+def record_results(rows: dict, matches: int) -> None:
+    names = {"start_up_s": ("a process's start-up and cleanup (`python -c pass`, median)", "s"),
+             "match_s": (f"a Tussie Mussie match, file bot against random (mean of {matches})", "s"),
+             "think_ms_median": ("a decision's think time as the referee charged it (median)", "ms")}
+    record("sandbox", "Sandbox: what it costs",
+           "The same work with the file bot sandboxed (namespaces, uid `nobody`, read-only root, cgroup "
+           "limits; `docs/security.md`) and as a plain process, through one referee, in one run. No "
+           "target: the figures say what an uploaded bot's sandbox adds.",
+           ["measure", "plain", "sandboxed", "sandboxed / plain"],
+           [[label, f"{row['plain']:.4f} {unit}", f"{row['sandboxed']:.4f} {unit}", f"{row['ratio']:.2f}"]
+            for name, row in rows.items() for label, unit in [names[name]]])
 
 
 if __name__ == "__main__":

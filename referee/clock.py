@@ -1,4 +1,4 @@
-"""What a bot's decision is charged: the referee's side of the fair clock (``docs/clock.md``).
+"""What a bot's decision is charged: the referee's side of the fair clock (docs/protocol.md, "The clock").
 
 A decision's think time runs from the moment its message is handed to the transport to the moment
 the answer is read, minus the referee's own event-loop lag over that span (``LoopLag``): time the

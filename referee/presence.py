@@ -1,7 +1,7 @@
 """Where remote bots are connected, told to the platform: the interface the referee is given at
 start-up (``--presence module:callable``), like the token verifier.
 
-The referee imports no platform code (DESIGN.md): it calls a presence board, and the arena passes
+The referee imports no platform code (docs/architecture.md): it calls a presence board, and the arena passes
 its own (``arena.fleet.presence_board:PresenceBoard``, in Redis). A board's calls may do I/O; the referee
 makes them off its event loop. Standalone, the board is ``NoPresence``: a lone referee answers
 ``ListConnected`` itself and needs nobody to find its bots.

@@ -1,4 +1,4 @@
-"""Who may import whom (DESIGN.md), checked on the source."""
+"""Who may import whom (docs/architecture.md), checked on the source."""
 from __future__ import annotations
 
 import ast
@@ -77,7 +77,7 @@ def test_a_bot_process_imports_no_settings_library_and_no_django() -> None:
 
 def test_the_web_never_imports_the_referee_or_the_sdk() -> None:
     """The site shows replays from their recorded views and asks the arena for the rest (games,
-    live frames, checks): it never plays a match nor speaks gRPC (DESIGN.md)."""
+    live frames, checks): it never plays a match nor speaks gRPC (docs/architecture.md)."""
     for path, names in imports_of("webui").items():
         if "tests" in path.relative_to(ROOT).parts:
             continue

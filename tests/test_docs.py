@@ -259,3 +259,77 @@ def test_the_card_texts_the_viewer_shows_are_the_rules_words() -> None:
         "name": "red bee", "text": "useful insect: capture -3, hand penalty 1; any seat may play it"}
     for game in GAMES.values():
         assert game.card_texts and all(card["name"] for card in game.card_texts.values()), game.id
+
+
+# ---------------------------------------------------------------------- the README, the docs, the benchmarks page
+def test_the_readme_is_a_guide_that_names_every_doc() -> None:
+    """The README guides (what Parlour is, the two commands, the first bot, where to go next) in at
+    most 150 lines; the details live in docs/, and every page there is named in it."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 150, "README.md: details belong in docs/"
+    unnamed = [page.name for page in sorted((ROOT / "docs").glob("*.md")) if f"docs/{page.name}" not in readme]
+    assert unnamed == []
+
+
+def test_nothing_in_the_repository_cites_a_design_file_outside_it() -> None:
+    """The architecture is docs/architecture.md, in the project's own words: no file names another
+    design document (the repository reads nothing outside itself: tests/test_self_contained.py)."""
+    from test_self_contained import repository_files
+
+    design = "DESIGN" + ".md"  # spelled in two parts so this file does not name it
+    citing = [name for name in repository_files()
+              if (ROOT / name).suffix not in {".png", ".gz", ".ico", ".woff2"}
+              and design.lower() in (ROOT / name).read_text(errors="replace").lower()]
+    assert citing == []
+    assert "tests/test_architecture.py" in (ROOT / "docs" / "architecture.md").read_text()
+
+
+BENCH = ROOT / "bench"
+
+
+@pytest.fixture(scope="module")
+def benchmarks_doc():
+    import importlib
+    import sys
+
+    sys.path.insert(0, str(BENCH))
+    try:
+        return importlib.import_module("benchmarks_doc")
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def test_the_benchmarks_page_has_a_dated_section_for_every_bench(benchmarks_doc) -> None:
+    """Every bench `make bench` runs has its section (the arena's one per part), each saying when and
+    on what machine it was measured, with one table; every script of bench/ is run by `make bench`."""
+    makefile = (ROOT / "Makefile").read_text()
+    run = re.findall(r"^\t\$\(PY\) bench/(\w+)\.py --record$", makefile.split("\nbench:", 1)[1].split("\n\n", 1)[0],
+                     re.M)
+    scripts = sorted(p.stem for p in BENCH.glob("*.py") if p.name != "benchmarks_doc.py")
+    assert sorted(run) == scripts
+    page = benchmarks_doc.DOC.read_text()
+    sections = {m.group("name"): m.group(0) for m in benchmarks_doc.SECTION.finditer(page)}
+    assert set(sections) == set(benchmarks_doc.ORDER)
+    assert {name.split("/")[0] for name in sections} == set(scripts)
+    for name, text in sections.items():
+        assert re.search(r"^(Measured|Figures measured) on \d{1,2} [A-Z][a-z]{2} \d{4} on .+, \d+ cores, Python 3\.\d+",
+                         text, re.M), name
+        assert len(re.findall(r"^\| --- \|", text, re.M)) == 1, f"{name}: one table"
+
+
+def test_a_bench_replaces_its_own_section_and_nothing_else(benchmarks_doc, tmp_path) -> None:
+    page = tmp_path / "benchmarks.md"
+    page.write_text("# Benchmarks\n\nHand-written introduction.\n")
+    benchmarks_doc.record("web", "Web", "A note.", ["page", "ms"], [["ladder", "1.5"]], path=page)
+    benchmarks_doc.record("engines", "Engines", "Engines' note.", ["game", "ratio"], [["misty", "2.1"]], path=page)
+    before = page.read_text()
+    assert before.startswith("# Benchmarks\n\nHand-written introduction.\n")
+    assert before.index("bench:engines") < before.index("bench:web")  # make bench's order, whatever the run's
+    benchmarks_doc.record("web", "Web", "Another run.", ["page", "ms"], [["ladder", "1.25"], ["match", "3.0"]],
+                          path=page)
+    after = page.read_text()
+    engines = before[before.index("<!-- bench:engines -->"):before.index("<!-- /bench:engines -->")]
+    assert engines in after and after.startswith(before[:before.index("<!-- bench:engines -->")])
+    assert "| ladder | 1.25 |\n| match | 3.0 |" in after and "1.5" not in after and "A note." not in after
+    measured = re.search(r"^Measured on .*$", after.split("bench:web -->", 1)[1], re.M).group(0)
+    assert f"on {benchmarks_doc.machine().split(', load')[0]}" in measured and "`python " in measured

