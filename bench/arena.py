@@ -34,7 +34,7 @@ from arena.competitions.pairing.swiss import count_repeats
 from arena.settings import ArenaEnvironment
 from bench.settings import environment
 
-from benchmarks_doc import add_record_flag, record, verdict  # noqa: E402
+from benchmarks_doc import add_record_flag, record, verdict
 
 TARGET_RATIO = 500.0
 

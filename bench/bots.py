@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bots_sdk.local import play_match
 from bots_sdk.loading import parse_bot_spec
 
-from benchmarks_doc import add_record_flag, record, verdict  # noqa: E402
+from benchmarks_doc import add_record_flag, record, verdict
 
 # (game, players, default matches, target win rate): the matches keep the whole run under ~25 min
 ROWS = (

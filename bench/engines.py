@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.games import GAMES
 
-from benchmarks_doc import add_record_flag, record, verdict  # noqa: E402
+from benchmarks_doc import add_record_flag, record, verdict
 
 TARGET_RATIO = 3.0
 # This process's CPU time, not the wall clock: time another process takes from ours does not count.
