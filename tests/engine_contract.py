@@ -48,7 +48,8 @@ def play_out(
 
 
 def check_result(state: GameState) -> dict:
-    """The result has the shape every game shares (docs/engines.md), ranks agreeing with the order of the scores."""
+    """The result has the shape every game shares (docs/engines.md), ranks agreeing with the order of
+    the scores."""
     result = state.result()
     n = state.config.players
     assert len(result["scores"]) == n and len(result["ranks"]) == n
