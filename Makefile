@@ -51,7 +51,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 
 test: lint $(JSDEPS) $(CHROMIUM)
-	$(PY) -m pytest -n 2 --dist loadfile
+	$(PY) -m pytest -n 2 --dist loadfile --durations=10
 
 # Each bench prints its results and writes them into its own section of docs/benchmarks.md.
 bench: $(STAMP)

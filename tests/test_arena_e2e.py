@@ -82,6 +82,11 @@ class Platform:
         self.workers.append(worker)
         return worker
 
+    def worker_logs(self, tail: int = 4000) -> str:
+        """The end of each worker's log, for a failure's message (the temporary home is gone after)."""
+        return "\n".join(f"--- {log.name}\n{log.read_text(errors='replace')[-tail:]}"
+                         for log in sorted(self.home.glob("worker-*.log")))
+
     def close(self) -> None:
         for worker in self.workers:
             if worker.poll() is None:

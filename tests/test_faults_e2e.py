@@ -97,7 +97,12 @@ def test_a_swiss_survives_its_referee_down_for_20_s_and_a_redis_restart(platform
                  "the next round, paired once the referee is back")
         broker.kill()  # the Redis restarted mid-tournament
         broker.start()
-        out, err = runner.communicate(timeout=240)
+        try:
+            out, err = runner.communicate(timeout=240)
+        except subprocess.TimeoutExpired:
+            runner.kill()
+            out, err = runner.communicate()
+            pytest.fail(f"the tournament did not finish: {statuses(p)}\n{err[-2000:]}\n{p.worker_logs()}")
         assert runner.returncode == 0, err[-2000:]
         assert "NOT FINISHED" not in out and "HALTED" not in out
         export = json.loads(p.arena("tournament", "standings", "1", "--json").stdout)
