@@ -41,9 +41,14 @@ class ReplayAccess:
         return self.every_log or bool(self.log_seats)
 
 
+def released(status: str) -> bool:
+    """Whether a match in this status shows everyone its seed, its action log and its views."""
+    return status == Match.FINISHED
+
+
 def replay_access(user, match: Match) -> ReplayAccess:
     """The rule, for ``user`` (a user or an anonymous visitor) and ``match``."""
-    if match.status != Match.FINISHED:
+    if not released(match.status):
         return ReplayAccess(released=False)
     if user.is_authenticated and user.is_staff:
         return ReplayAccess(released=True, every_log=True)
