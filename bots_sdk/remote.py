@@ -354,6 +354,7 @@ def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decisi
         return referee_pb2.BotMessage(answer=reply)
     # only a legal choice travels as one: anything else is sent as the bot returned it, and the
     # referee words the fault exactly as local play does (an index of -1 is illegal on both paths)
+    reply.note = view.note_text()
     if isinstance(choice, int) and not isinstance(choice, bool) and 0 <= choice < len(legal):
         reply.index = choice
     elif isinstance(choice, dict) and choice in legal:

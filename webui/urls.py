@@ -16,6 +16,7 @@ urlpatterns = [
     path("bots/<int:bot_id>/matches.csv", exports.matches_csv, name="bot_matches_csv"),
     path("bots/<int:bot_id>/matches.json", exports.matches_json, name="bot_matches_json"),
     path("bots/<int:bot_id>/active/", bots.bot_active, name="bot_active"),
+    path("bots/<int:bot_id>/notes-public/", bots.bot_notes_public, name="bot_notes_public"),
     path("bots/<int:bot_id>/compare/", comparisons.comparison_start, name="comparison_start"),
     path("comparisons/<int:comparison_id>/", comparisons.comparison_page, name="comparison"),
     path("bots/<int:bot_id>/versions/<int:number>/report/", bots.version_report, name="version_report"),

@@ -106,6 +106,17 @@ def bot_active(request, bot_id: int):
 
 @owner_only
 @require_POST
+def bot_notes_public(request, bot_id: int):
+    """The owner's switch: the bot's decision notes shown to everyone in its replays, or to the owner only."""
+    bot = owned_bot_or_403(request, bot_id)
+    bot.notes_public = request.POST.get("public") == "1"
+    bot.save(update_fields=["notes_public"])
+    messages.info(request, f"{bot.name}'s decision notes are now {'public' if bot.notes_public else 'yours only'}.")
+    return redirect("bot", bot_id=bot.pk)
+
+
+@owner_only
+@require_POST
 def bot_delete(request, bot_id: int):
     """Delete a bot: it plays nothing more, its tokens are revoked, its name is free again; its
     matches and their replays stay (its name shown greyed)."""
