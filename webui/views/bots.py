@@ -20,7 +20,8 @@ from django.views.decorators.http import require_POST
 
 from arena.bots.uploads import version_folder
 from arena.competitions import ladder_editions
-from arena.models import ApiToken, Bot, BotVersion, Match, Rating, RatingHistory
+from arena.competitions.bot_record import head_to_head, rating_points, results_by
+from arena.models import ApiToken, Bot, BotVersion, Match, Rating
 from arena.road.replay_visibility import bot_log_lines
 
 from .challenges import challenge_context
@@ -28,12 +29,14 @@ from .common import game_names, match_rows, owned_bot_or_403, owner_only, owns, 
 from .comparisons import compare_choices
 
 
-def rating_chart(points: list[tuple[Any, float, float]], width: int = 640, height: int = 200) -> dict | None:
-    """An inline SVG line chart of mu and mu - 3 sigma over the matches (numbers only)."""
+def rating_chart(points: list[dict[str, Any]], width: int = 640, height: int = 220) -> dict | None:
+    """The rating over the matches as inline SVG parts: μ as a line with a dot per rated match (its
+    numbers on hover), its σ band (μ ± σ) shaded, μ − 3σ dashed, and a mark where the version changed.
+    ``points``: ``arena.competitions.bot_record.rating_points``."""
     if not points:
         return None
-    pad = 30
-    values = [mu for _, mu, _ in points] + [mu - 3 * sigma for _, mu, sigma in points]
+    pad = 34
+    values = [p["mu"] + p["sigma"] for p in points] + [p["mu"] - 3 * p["sigma"] for p in points]
     low, high = min(values), max(values)
     if high - low < 1e-9:
         low, high = low - 1, high + 1
@@ -45,12 +48,20 @@ def rating_chart(points: list[tuple[Any, float, float]], width: int = 640, heigh
     def y(v: float) -> float:
         return height - pad - (height - 2 * pad) * (v - low) / (high - low)
 
-    mu_line = " ".join(f"{x(i):.1f},{y(mu):.1f}" for i, (_, mu, _) in enumerate(points))
-    cons_line = " ".join(f"{x(i):.1f},{y(mu - 3 * s):.1f}" for i, (_, mu, s) in enumerate(points))
-    return {"width": width, "height": height, "mu": mu_line, "conservative": cons_line,
+    upper = [f"{x(i):.1f},{y(p['mu'] + p['sigma']):.1f}" for i, p in enumerate(points)]
+    lower = [f"{x(i):.1f},{y(p['mu'] - p['sigma']):.1f}" for i, p in enumerate(points)]
+    dots = [{"x": f"{x(i):.1f}", "y": f"{y(p['mu']):.1f}", "match": p["match"], "mu": round(p["mu"], 2),
+             "sigma": round(p["sigma"], 2), "version": p["version"], "when": p["created"]}
+            for i, p in enumerate(points)]
+    versions = [{"x": f"{x(i):.1f}", "version": p["version"]} for i, p in enumerate(points)
+                if i and p["version"] != points[i - 1]["version"]]
+    return {"width": width, "height": height, "band": " ".join(upper + lower[::-1]),
+            "mu": " ".join(f"{d['x']},{d['y']}" for d in dots),
+            "conservative": " ".join(f"{x(i):.1f},{y(p['mu'] - 3 * p['sigma']):.1f}" for i, p in enumerate(points)),
+            "dots": dots, "versions": versions,
             "low": round(low, 1), "high": round(high, 1), "y_low": height - pad, "y_high": pad,
-            "x_left": pad, "x_right": width - pad, "count": n, "last_mu": round(points[-1][1], 2),
-            "last_conservative": round(points[-1][1] - 3 * points[-1][2], 2)}
+            "x_left": pad, "x_right": width - pad, "count": n, "last_mu": round(points[-1]["mu"], 2),
+            "last_conservative": round(points[-1]["mu"] - 3 * points[-1]["sigma"], 2)}
 
 
 def bot_page(request, bot_id: int):
@@ -65,9 +76,7 @@ def bot_page(request, bot_id: int):
     chosen = request.GET.get("ladder")
     if chosen not in ladders:
         chosen = ratings[0].ladder if ratings else None
-    history = (RatingHistory.objects.filter(rating__bot_version__bot=bot, rating__ladder=chosen)
-               .order_by("created", "pk").values_list("created", "mu", "sigma")) if chosen else []
-    points = list(history)[-500:]
+    points = rating_points(bot, chosen) if chosen else []
     current = [r for r in ratings if r.ladder == chosen]
     recent = seats_prefetch(Match.objects.filter(seats__bot_version__bot=bot).distinct().order_by("-created"))[:20]
     is_owner = owns(request.user, bot)
@@ -76,7 +85,10 @@ def bot_page(request, bot_id: int):
         "ladder_key": chosen, "chart": rating_chart(points), "ratings": ratings, "current": current,
         "recent": match_rows(recent), "is_owner": is_owner,
         "checking": any(v.state == BotVersion.PENDING for v in versions), "bot_state": bot.state(),
+        "head_to_head": head_to_head(bot), "results_by": results_by(bot),
     }
+    context["results_tables"] = [(title, context["results_by"][key]) for key, title in
+                                 (("seat", "seat"), ("players", "players"), ("variant", "variant"))]
     if is_owner:
         context["comparisons"] = list(bot.comparisons.select_related("a__bot", "b__bot").order_by("-created")[:10])
         context["compare_choices"] = compare_choices(bot)
