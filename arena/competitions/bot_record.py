@@ -9,6 +9,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from django.core.cache import cache
+from django.db.models import Count, Max
+
 from ..models import Bot, Match, MatchSeat, RatingHistory
 from .stats.ranking import forfeit_last
 
@@ -24,6 +27,13 @@ def rating_points(bot: Bot, ladder: str, limit: int = RATING_POINTS) -> list[dic
             .values("match_id", "created", "mu", "sigma", "rating__bot_version__number")[:limit])
     return [{"match": r["match_id"], "created": r["created"], "mu": r["mu"], "sigma": r["sigma"],
              "version": r["rating__bot_version__number"]} for r in reversed(rows)]
+
+
+def rating_mark(bot: Bot, ladder: str) -> str:
+    """What changes whenever the bot gets a new rating row on ``ladder``: a cache key's part."""
+    mark = (RatingHistory.objects.filter(rating__bot_version__bot=bot, rating__ladder=ladder)
+            .aggregate(count=Count("pk"), latest=Max("pk")))
+    return f"{mark['count']}:{mark['latest']}"
 
 
 def _finished_tables(bot: Bot) -> Iterable[tuple[dict[str, Any], list[dict[str, Any]]]]:
@@ -53,12 +63,12 @@ def _interval(values: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def head_to_head(bot: Bot, limit: int = HEAD_TO_HEAD_ROWS) -> list[dict[str, Any]]:
+def head_to_head(bot: Bot, tables: list | None = None, limit: int = HEAD_TO_HEAD_ROWS) -> list[dict[str, Any]]:
     """Against each bot met at a finished table (most met first): how often this bot ranked
     above it (wins), below (losses) or level, and the mean score difference with its 95 % interval.
     Each pair of seats at a table is one meeting."""
     meetings: dict[int, dict[str, Any]] = {}
-    for _, seats in _finished_tables(bot):
+    for _, seats in (_finished_tables(bot) if tables is None else tables):
         for mine in (s for s in seats if s["bot_version__bot_id"] == bot.pk):
             for other in (s for s in seats if s["bot_version__bot_id"] != bot.pk):
                 row = meetings.setdefault(other["bot_version__bot_id"], {
@@ -79,7 +89,7 @@ def head_to_head(bot: Bot, limit: int = HEAD_TO_HEAD_ROWS) -> list[dict[str, Any
     return rows
 
 
-def results_by(bot: Bot) -> dict[str, list[dict[str, Any]]]:
+def results_by(bot: Bot, tables: list | None = None) -> dict[str, list[dict[str, Any]]]:
     """The bot's results at finished tables grouped three ways: by its seat position, by the
     number of players and by variant. Per group: its seats, wins (first place, shared included),
     the win rate, the mean rank and the mean score."""
@@ -89,7 +99,7 @@ def results_by(bot: Bot) -> dict[str, list[dict[str, Any]]]:
         "variant": lambda match, seat, seats: match["variant"],
     }
     tallies: dict[str, dict[Any, list[dict]]] = {name: defaultdict(list) for name in groups}
-    for match, seats in _finished_tables(bot):
+    for match, seats in (_finished_tables(bot) if tables is None else tables):
         for seat in (s for s in seats if s["bot_version__bot_id"] == bot.pk):
             for name, key in groups.items():
                 tallies[name][key(match, seat, seats)].append(seat)
@@ -104,3 +114,18 @@ def results_by(bot: Bot) -> dict[str, list[dict[str, Any]]]:
                          "mean_score": round(sum(s["score"] or 0.0 for s in played) / len(played), 2)})
         out[name] = rows
     return out
+
+
+def fares(bot: Bot) -> dict[str, Any]:
+    """``head_to_head`` and ``results_by`` of the bot, from one read of its matches, cached until
+    it finishes another match (the key counts its finished seats and names the latest): a bot with
+    thousands of matches is recounted once per new result, not once per visit."""
+    seats = MatchSeat.objects.filter(bot_version__bot=bot, match__status=Match.FINISHED)
+    mark = seats.aggregate(count=Count("pk"), latest=Max("match_id"))
+    key = f"bot-record:{bot.pk}:{mark['count']}:{mark['latest']}"
+    found = cache.get(key)
+    if found is None:
+        tables = list(_finished_tables(bot))
+        found = {"head_to_head": head_to_head(bot, tables), "results_by": results_by(bot, tables)}
+        cache.set(key, found, 3600)
+    return found

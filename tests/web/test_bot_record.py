@@ -79,6 +79,11 @@ def test_head_to_head_and_results_by_seat_are_a_recount(client) -> None:
         {k: (len(v), v.count(1)) for k, v in by_seat.items()}
     assert {r["key"] for r in context["results_by"]["players"]} == {2, 3}
     assert {r["key"] for r in context["results_by"]["variant"]} == {"standard", "short"}
+    # the record is cached until the bot finishes another match
+    before = {r["name"]: r["met"] for r in context["head_to_head"]}
+    match([mine, ben], ranks=[1, 2], scores=[5.0, 1.0])
+    after = {r["name"]: r["met"] for r in client.get(reverse("bot", args=[mine.pk])).context["head_to_head"]}
+    assert after == {**before, "ben": before["ben"] + 1}
 
 
 def test_the_crosstable_is_a_recount_of_the_matches(client) -> None:

@@ -9,6 +9,7 @@ import zipfile
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -16,11 +17,12 @@ from django.db.models import Count, Max
 from django.http import Http404, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from arena.bots.uploads import version_folder
 from arena.competitions import ladder_editions
-from arena.competitions.bot_record import head_to_head, rating_points, results_by
+from arena.competitions.bot_record import fares, rating_mark, rating_points
 from arena.models import ApiToken, Bot, BotVersion, Match, Rating
 from arena.road.replay_visibility import bot_log_lines
 
@@ -53,15 +55,32 @@ def rating_chart(points: list[dict[str, Any]], width: int = 640, height: int = 2
     dots = [{"x": f"{x(i):.1f}", "y": f"{y(p['mu']):.1f}", "match": p["match"], "mu": round(p["mu"], 2),
              "sigma": round(p["sigma"], 2), "version": p["version"], "when": p["created"]}
             for i, p in enumerate(points)]
+    # the dots as markup made here: numbers and dates only (nothing to escape), and a template loop
+    # over 500 dots cost the page more than everything else on it
+    dots_svg = mark_safe("".join(
+        f'<circle cx="{d["x"]}" cy="{d["y"]}" r="2.5" class="point" data-match="{int(d["match"])}" '
+        f'data-mu="{d["mu"]}" data-sigma="{d["sigma"]}"><title>match {int(d["match"])} (v{int(d["version"])}, '
+        f'{timezone.localtime(d["when"]):%Y-%m-%d %H:%M}): μ {d["mu"]} ± {d["sigma"]}</title></circle>'
+        for d in dots))
     versions = [{"x": f"{x(i):.1f}", "version": p["version"]} for i, p in enumerate(points)
                 if i and p["version"] != points[i - 1]["version"]]
     return {"width": width, "height": height, "band": " ".join(upper + lower[::-1]),
             "mu": " ".join(f"{d['x']},{d['y']}" for d in dots),
             "conservative": " ".join(f"{x(i):.1f},{y(p['mu'] - 3 * p['sigma']):.1f}" for i, p in enumerate(points)),
-            "dots": dots, "versions": versions,
+            "dots": dots, "dots_svg": dots_svg, "versions": versions,
             "low": round(low, 1), "high": round(high, 1), "y_low": height - pad, "y_high": pad,
             "x_left": pad, "x_right": width - pad, "count": n, "last_mu": round(points[-1]["mu"], 2),
             "last_conservative": round(points[-1]["mu"] - 3 * points[-1]["sigma"], 2)}
+
+
+def rating_chart_cached(bot: Bot, ladder: str) -> dict | None:
+    """The rating chart, drawn again only when the bot has a new rating row on the ladder."""
+    key = f"rating-chart:{bot.pk}:{ladder}:{rating_mark(bot, ladder)}"
+    chart = cache.get(key)
+    if chart is None:
+        chart = rating_chart(rating_points(bot, ladder))
+        cache.set(key, chart, 3600)
+    return chart
 
 
 def bot_page(request, bot_id: int):
@@ -76,16 +95,16 @@ def bot_page(request, bot_id: int):
     chosen = request.GET.get("ladder")
     if chosen not in ladders:
         chosen = ratings[0].ladder if ratings else None
-    points = rating_points(bot, chosen) if chosen else []
+    chart = rating_chart_cached(bot, chosen) if chosen else None
     current = [r for r in ratings if r.ladder == chosen]
     recent = seats_prefetch(Match.objects.filter(seats__bot_version__bot=bot).distinct().order_by("-created"))[:20]
     is_owner = owns(request.user, bot)
     context = {
         "bot": bot, "versions": versions, "game_name": game_names().get(bot.game, bot.game), "ladders": ladders,
-        "ladder_key": chosen, "chart": rating_chart(points), "ratings": ratings, "current": current,
+        "ladder_key": chosen, "chart": chart, "ratings": ratings, "current": current,
         "recent": match_rows(recent), "is_owner": is_owner,
         "checking": any(v.state == BotVersion.PENDING for v in versions), "bot_state": bot.state(),
-        "head_to_head": head_to_head(bot), "results_by": results_by(bot),
+        **fares(bot),
     }
     context["results_tables"] = [(title, context["results_by"][key]) for key, title in
                                  (("seat", "seat"), ("players", "players"), ("variant", "variant"))]
