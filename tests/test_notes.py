@@ -8,10 +8,12 @@ import json
 from bots_sdk import Bot, RandomBot
 from bots_sdk.local import play_match
 from bots_sdk.via_referee import play_via_referee
+from parlour.v1 import referee_pb2
 from referee.client import LocalReferee
 from referee.match import NOTE_LIMIT
 from referee.replay import build_replay
 from referee.timecontrol import TimeControl
+from referee_process import RawSeats, RefereeProcess, play_slots
 
 
 def test_an_mcts_match_through_the_referee_holds_a_note_for_every_mcts_decision_only() -> None:
@@ -56,3 +58,37 @@ def test_the_host_bounds_notes_and_keeps_them_per_seat() -> None:
         else:
             assert entry["note"] == {"value": 0.5, "visits": {"a": 1}, "text": "and more"}
     assert all(n["decision"] % 3 != 2 for n in notes)  # no note, no entry
+
+
+def test_a_note_reaches_no_other_seat_and_only_the_operators_replay(tmp_path) -> None:
+    """Through a real referee, on the wire: seat 0 notes every answer (one note over the limit);
+    nothing any other seat is sent holds a note, the replay holds seat 0's, and a reader without
+    the operator's credential (or the bot's token) gets none."""
+    def noting(slot: int, decision: referee_pb2.Decision) -> referee_pb2.BotMessage:
+        answer = referee_pb2.Answer(protocol_version=1, decision_id=decision.decision_id, index=0)
+        if slot == 0:
+            answer.note = json.dumps({"text": f"SECRET-{decision.decision_id}"} if decision.decision_id != 1
+                                     else {"text": "y" * NOTE_LIMIT})
+        return referee_pb2.BotMessage(answer=answer)
+
+    referee = RefereeProcess(tmp_path)
+    try:
+        created = referee.create("tussie-mussie", 3, seed=5)
+        stream = RawSeats(referee.address)
+        try:
+            stream.hello(dict(enumerate(created.seat_tokens)))
+            received, _ = play_slots(stream, {0, 1, 2}, noting)
+        finally:
+            stream.close()
+        replay = referee.replay(created.match_id)
+        stranger = referee.replay(created.match_id, operator=False)
+    finally:
+        referee.close()
+    for slot in (1, 2):
+        assert not any(b"SECRET" in m.SerializeToString() for m in received[slot])
+    asked = [m.decision.decision_id for m in received[0] if m.HasField("decision")]
+    notes = {n["decision"]: n["note"] for n in replay["notes"]}
+    assert sorted(notes) == asked and {n["seat"] for n in replay["notes"]} == {0}
+    assert notes[1] == {"dropped": f"a note of {NOTE_LIMIT + 12} bytes, over the limit of {NOTE_LIMIT}"}
+    assert all(notes[d] == {"text": f"SECRET-{d}"} for d in asked if d != 1)
+    assert stranger["notes"] == [] and stranger["log"] == replay["log"]
