@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 from arena.bots.uploads import version_folder
 from arena.competitions import ladder_editions
 from arena.competitions.bot_record import fares, rating_mark, rating_points
-from arena.models import ApiToken, Bot, BotVersion, Match, Rating
+from arena.models import ApiToken, Bot, BotVersion, Match, MatchSeat, Rating
 from arena.road.replay_visibility import bot_log_lines
 
 from .challenges import challenge_context
@@ -97,7 +97,11 @@ def bot_page(request, bot_id: int):
         chosen = ratings[0].ladder if ratings else None
     chart = rating_chart_cached(bot, chosen) if chosen else None
     current = [r for r in ratings if r.ladder == chosen]
-    recent = seats_prefetch(Match.objects.filter(seats__bot_version__bot=bot).distinct().order_by("-created"))[:20]
+    # its latest seats' matches by id (a join made distinct and sorted by date cost a bot with
+    # thousands of matches ~15 ms), then those matches by date
+    latest = MatchSeat.objects.filter(bot_version__bot=bot).order_by("-match_id").values_list("match_id", flat=True)
+    recent = seats_prefetch(Match.objects.filter(pk__in=list(dict.fromkeys(latest[:20 * 6]))[:20])  # <= 6 seats a match
+                            .order_by("-created"))
     is_owner = owns(request.user, bot)
     context = {
         "bot": bot, "versions": versions, "game_name": game_names().get(bot.game, bot.game), "ladders": ladders,
