@@ -24,6 +24,9 @@ class Bot(models.Model):
     created = models.DateTimeField(default=timezone.now)
     # deleted by its owner: its matches stay (its name shown greyed), it plays nothing, its name is free
     deleted = models.DateTimeField(null=True, blank=True)
+    # the owner's switch: the notes the bot attaches to its decisions are shown to everyone in its
+    # replays (off: to its owner only; arena.road.replay_visibility)
+    notes_public = models.BooleanField(default=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["owner", "game", "name"], condition=models.Q(deleted=None),

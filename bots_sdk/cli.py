@@ -111,6 +111,15 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--seat", type=int, help="also print what this seat saw at each step (the other "
                       "seats' actions as it could read them)")
     show.set_defaults(run=run_replay_show)
+    decide = replay_commands.add_parser(
+        "decide", help="ask a bot the decision a seat received at one step, rebuilt from the replay")
+    decide.add_argument("file")
+    decide.add_argument("--step", type=int, required=True, help="the step, numbered as `replay show` numbers them")
+    decide.add_argument("--seat", type=int, help="the seat (default: the seat that acted at that step)")
+    decide.add_argument("bot", help="random, greedy, mcts?budget=0.1, or path/to/file.py:ClassName")
+    decide.add_argument("--pdb", action="store_true", help="stop in the debugger as the bot's decide is called")
+    decide.add_argument("--show", action="store_true", help="also print the observation and the legal actions")
+    decide.set_defaults(run=run_replay_decide)
 
     games = commands.add_parser("games", help="list the games, variants and options")
     games.add_argument("--json", action="store_true", help="one JSON object per game instead of the table")
@@ -383,6 +392,56 @@ def run_replay_show(args: argparse.Namespace) -> int:
         print(f"replay stops: {exc}")
         return 1
     print(f"result: {json.dumps(replay['result'])}")
+    return 0
+
+
+def run_replay_decide(args: argparse.Namespace) -> int:
+    from .rebuild import RebuildError, rebuild_decision
+
+    replay = load(args.file)
+    header = replay["header"]
+    try:
+        rebuilt = rebuild_decision(replay, args.step, args.seat)
+    except RebuildError as exc:
+        raise UsageError(str(exc)) from None
+    start = rebuilt.start
+    bot = parse_bot_spec(args.bot, header["game"]).make()
+    decision = rebuilt.sdk_decision()
+    labels = decision.labels
+    applied = "" if rebuilt.step == args.step else f" (answered at step {rebuilt.step})"
+    print(f"{header['game']} ({header['variant']}), seed {header['seed']}: step {args.step}{applied}, seat {start.seat} "
+          f"({header['seats'][start.seat]['bot']}), decision {decision.decision_id}, "
+          f"{len(labels)} legal actions, {decision.time_left:.3f} s to answer")
+    if args.show:
+        print("observation: " + json.dumps(decision.observation))
+        for index, label in enumerate(labels):
+            print(f"  {index}: {label}  {json.dumps(decision.legal_actions[index])}")
+    if rebuilt.played is not None:
+        played = rebuilt.played
+        shown = labels[decision.legal_actions.index(played["action"])] if played["action"] in decision.legal_actions \
+            else json.dumps(played["action"])
+        note = f" [{played['source']}: {played['fault']}]" if played.get("fault") else ""
+        print(f"in the match: {shown}{note}")
+    # a fresh bot, started as the seat's was (its own seed): earlier decisions are not replayed to it
+    bot.start(start.game, start.seat, dict(decision.options), start.bot_seed)
+    if args.pdb:
+        import pdb
+
+        print("stopping in the debugger: `step` enters your bot's decide", file=sys.stderr)
+        choice = pdb.runcall(bot.decide, decision)
+    else:
+        choice = bot.decide(decision)
+    for line in bot.take_log_lines():
+        print(f"  log: {line}")
+    legal = decision.legal_actions
+    if isinstance(choice, int) and not isinstance(choice, bool) and 0 <= choice < len(legal):
+        index = choice
+    elif isinstance(choice, dict) and choice in legal:
+        index = legal.index(choice)
+    else:
+        print(f"your bot: {choice!r}, not a legal action (an index 0..{len(legal) - 1} or one of the legal actions)")
+        return 1
+    print(f"your bot: {labels[index]}  (index {index}: {json.dumps(legal[index])})")
     return 0
 
 

@@ -69,7 +69,8 @@ def ask_bot(bot: Bot, request: DecisionRequest, game: str, variant: str, players
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
     think = time.perf_counter() - start
-    return Reply(action=action, think_time=think, error=error, log_lines=bot.take_log_lines() + details)
+    return Reply(action=action, think_time=think, error=error, log_lines=bot.take_log_lines() + details,
+                 note=decision.note_text() if error is None else "")
 
 
 def _raise_timeout(signum: int, frame: Any) -> None:

@@ -17,7 +17,7 @@ from parlour.v1 import referee_pb2, referee_pb2_grpc
 from referee import wire
 
 from .bot import Bot
-from .decision import Decision
+from .decision_messages import decision_from_messages
 from .failure import failure_report
 from .loading import BotSpecError
 from .output_capture import OutputCapture
@@ -343,12 +343,7 @@ def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decisi
     legal action, or with why it failed (its traceback goes to the bot's log lines). ``options``:
     the match's, read from ``start`` once per seat (each decision gets a copy)."""
     legal = [_action_json(a.action) for a in decision.legal_actions]
-    labels = [a.label for a in decision.legal_actions]
-    view = Decision(
-        game=start.game, variant=start.variant, seat=start.seat, players=start.players, options=dict(options),
-        legal_actions=[dict(a) for a in legal], decision_id=decision.decision_id,
-        time_left=decision.deadline_seconds,
-        _observe=lambda: wire.observation_json(decision.observation), _labels=labels)
+    view = decision_from_messages(start, decision, options, legal)
     reply = referee_pb2.Answer(protocol_version=PV, decision_id=decision.decision_id)
     try:
         choice = bot.decide(view)
@@ -359,6 +354,7 @@ def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decisi
         return referee_pb2.BotMessage(answer=reply)
     # only a legal choice travels as one: anything else is sent as the bot returned it, and the
     # referee words the fault exactly as local play does (an index of -1 is illegal on both paths)
+    reply.note = view.note_text()
     if isinstance(choice, int) and not isinstance(choice, bool) and 0 <= choice < len(legal):
         reply.index = choice
     elif isinstance(choice, dict) and choice in legal:

@@ -12,6 +12,7 @@ The loop a host runs::
 """
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,10 @@ from .timecontrol import SeatClock, TimeControl
 
 # what a seat's log lines (its ``log`` calls and its captured output) may hold in one match
 LOG_LINE_LIMIT = 2000  # characters of one line
+# a decision's note (docs/protocol.md, "Decision notes"): bytes of JSON of one note, and of one seat's
+# notes in one match (a 4-player Bszzzz! match asks a seat ~700 decisions: 200-byte notes fit)
+NOTE_LIMIT = 1024
+NOTE_BUDGET = 512 * 1024
 
 Action = dict[str, Any]
 
@@ -46,6 +51,7 @@ class Reply:
     error: str | None = None  # "timeout", "crash: ...", "failed to import: ...", "disconnected"
     log_lines: list[str] = field(default_factory=list)
     returned: str | None = None  # what the bot returned, as text, when the transport carried no action
+    note: str = ""  # the bot's note on this decision, JSON text (kept for its owner, never read by the rules)
 
 
 @dataclass
@@ -100,6 +106,8 @@ class Match:
         self.faults: list[Fault] = []
         self.bot_logs: list[dict[str, Any]] = []
         self.log_bytes = [0] * config.players  # per seat, against log_limit
+        self.notes: list[dict[str, Any]] = []
+        self.note_bytes = [0] * config.players  # per seat, against NOTE_BUDGET
         # imported here, not at the top: every bot process imports this module (the SDK's), and only
         # a match host reads the settings
         from .settings import environment
@@ -121,6 +129,29 @@ class Match:
         if self.log_bytes[seat] > self.log_limit:
             line = f"[over {self.log_limit} bytes of log lines in this match: the rest is dropped]"
         self.bot_logs.append({"seat": seat, "decision": decision, "step": len(self.log), "line": line})
+
+    def add_note(self, seat: int, decision: int, text: str) -> None:
+        """Keep a bot's note on a decision: a JSON object of at most NOTE_LIMIT bytes, within the
+        seat's NOTE_BUDGET for the match; else the reason it was dropped, in its place. Only the
+        replay holds it: nothing the match does reads it."""
+        used = self.note_bytes[seat]
+        if used > NOTE_BUDGET:
+            return
+        size = len(text.encode())
+        note: Any = None
+        if size <= NOTE_LIMIT:
+            try:
+                note = json.loads(text)
+            except ValueError:
+                pass
+        if size > NOTE_LIMIT:
+            note = {"dropped": f"a note of {size} bytes, over the limit of {NOTE_LIMIT}"}
+        elif not isinstance(note, dict):
+            note = {"dropped": "the note is not a JSON object"}
+        self.note_bytes[seat] = used + size
+        if self.note_bytes[seat] > NOTE_BUDGET:
+            note = {"dropped": f"over {NOTE_BUDGET} bytes of notes in this match: the rest is dropped"}
+        self.notes.append({"seat": seat, "decision": decision, "step": len(self.log), "note": note})
 
     # ------------------------------------------------------------------ the loop
     @property
@@ -154,6 +185,8 @@ class Match:
             decision = self.asked.pop(seat, self.decisions)
             for line in reply.log_lines:
                 self.add_bot_log(seat, decision, line)
+            if reply.note:
+                self.add_note(seat, decision, reply.note)
             action, fault = self.resolve(seat, reply, decision)
             entry = {"seat": seat, "decision": decision, "action": action,
                      "think_ms": round(reply.think_time * 1000, 3)}

@@ -158,14 +158,15 @@ class MatchLoop:
                     return arrived, Reply(think_time=think,
                                           error=f"wrong decision id {answer.decision_id} (expected {request.decision_id})")
                 if answer.WhichOneof("choice") == "illegal":  # worded by the match, as in local play
-                    return arrived, Reply(returned=answer.illegal[:300], think_time=think)
+                    return arrived, Reply(returned=answer.illegal[:300], think_time=think, note=answer.note)
                 if answer.WhichOneof("choice") == "failure":
                     return arrived, Reply(error=bot_failure_reason(answer.failure), think_time=think)
                 if answer.WhichOneof("choice") == "index":
-                    return arrived, Reply(action=answer.index, think_time=think)
+                    return arrived, Reply(action=answer.index, think_time=think, note=answer.note)
                 if answer.WhichOneof("choice") == "action":
                     try:
-                        return arrived, Reply(action=wire.action_json(answer.action), think_time=think)
+                        return arrived, Reply(action=wire.action_json(answer.action), think_time=think,
+                                              note=answer.note)
                     except wire.WireError as exc:
                         return arrived, Reply(think_time=think, error=f"malformed: {exc}")
                 return arrived, Reply(think_time=think, error="malformed: an Answer with no choice")
@@ -203,7 +204,7 @@ class MatchLoop:
         if match.finished:
             # the public frames the broadcast encoded as play went are the replay's own: not derived twice
             try:
-                room.replay_gz, room.bot_logs = await build_replay(match, room.versions, room.broadcast.feed.frames)
+                room.replay_gz, room.bot_logs, room.notes = await build_replay(match, room.versions, room.broadcast.feed.frames)
                 await asyncio.to_thread(store_replay, self.settings.replay_dir, room.id, room.replay_gz)
             except Exception:  # never leave the followers hanging: the result stands, without a replay
                 log.exception("match %s: the replay could not be built", room.id)

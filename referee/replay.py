@@ -21,6 +21,9 @@ A replay (JSON, stored gzipped) holds:
   perspective; replays made before it was recorded have none (a viewer then shows no label there);
 - ``bot_logs``: the bots' log lines, with the seat, decision and step they belong to: the step whose
   frame shows the action of their decision (a fault's traceback sits at the step of the fault);
+- ``notes``: the bots' notes on their decisions (``{"seat", "decision", "step", "note"}``, the step as
+  for ``bot_logs``; docs/protocol.md, "Decision notes"), each seat's its owner's to read; replays
+  made before notes were recorded have none;
 - ``result``: the game's result plus the seats' statuses and strikes.
 
 Views are re-derived from the seed and the log by the engine, so ``check_replay`` can prove every
@@ -299,9 +302,11 @@ def seat_entries(names: list[str], config_seats: tuple[dict, ...], versions: lis
     ]
 
 
-def replay_parts(match: Match, versions: list[str] | None = None) -> tuple[dict, list[dict], list[dict], dict]:
+def replay_parts(match: Match, versions: list[str] | None = None
+                 ) -> tuple[dict, list[dict], list[dict], dict, list[dict]]:
     """What a finished match's replay is made from, as plain data (picklable: a host may build the
-    replay in another process): the header, the log, the bots' log lines and the expected result.
+    replay in another process): the header, the log, the bots' log lines, the expected result and
+    the bots' notes.
     The log is the match's own entries (a host pickles them as they are: copying a Bszzzz! log of
     ~2,800 entries cost its referee more than sending it); ``build_replay`` copies them."""
     if not match.finished:
@@ -319,20 +324,26 @@ def replay_parts(match: Match, versions: list[str] | None = None) -> tuple[dict,
         "seed": match.seed,
         "bot_seeds": list(match.bot_seeds),  # each seat's own seed (keyed on the platform)
     }
-    return header, match.log, bot_log_steps(match), json.loads(json.dumps(match.result()))
+    frame_of = {(e["seat"], e["decision"]): i + 1 for i, e in enumerate(match.log) if "decision" in e}
+    return (header, match.log, at_decision_steps(match.bot_logs, frame_of), json.loads(json.dumps(match.result())),
+            at_decision_steps(match.notes, frame_of))
 
 
 def bot_log_steps(match: Match) -> list[dict]:
-    """The bots' log lines, each at the frame that follows its decision's action (frame i follows
+    """The bots' log lines, each at the frame that follows its decision's action."""
+    frame_of = {(e["seat"], e["decision"]): i + 1 for i, e in enumerate(match.log) if "decision" in e}
+    return at_decision_steps(match.bot_logs, frame_of)
+
+
+def at_decision_steps(entries: list[dict], frame_of: dict[tuple[int, int], int]) -> list[dict]:
+    """Log lines or notes, each at the frame that follows its decision's action (frame i follows
     log entry i-1): a line may reach the referee before or after the answer is applied, so the
     step it was received at is not the step it belongs to."""
-    frame_of = {(e["seat"], e["decision"]): i + 1 for i, e in enumerate(match.log) if "decision" in e}
-    return [dict(line, step=frame_of.get((line["seat"], line["decision"]), line["step"]))
-            for line in match.bot_logs]
+    return [dict(entry, step=frame_of.get((entry["seat"], entry["decision"]), entry["step"])) for entry in entries]
 
 
 def assemble_replay(header: dict, log: list[dict], bot_logs: list[dict], expected: dict,
-                    public_frames: list[dict] | None = None) -> dict[str, Any]:
+                    public_frames: list[dict] | None = None, notes: list[dict] | None = None) -> dict[str, Any]:
     """The replay, every view re-derived by the engine from the seed and the log (the public ones
     taken from ``public_frames`` where the host kept them); its result must be the match's."""
     public, seats, result, labels, public_labels = record_views(header, log, public_frames)
@@ -346,15 +357,16 @@ def assemble_replay(header: dict, log: list[dict], bot_logs: list[dict], expecte
         "labels": labels,
         "public_labels": public_labels,
         "bot_logs": bot_logs,
+        "notes": notes or [],
         "result": result,
     }
 
 
 def packed_replay(header: dict, log: list[dict], bot_logs: list[dict], expected: dict,
-                  public_frames: list[dict] | list[bytes] | None = None) -> bytes:
+                  public_frames: list[dict] | list[bytes] | None = None, notes: list[dict] | None = None) -> bytes:
     """The replay, gzipped: what a referee stores and hands over (run in a process of its own).
     ``public_frames`` may be the frames' JSON (``JsonFrameEncoder``): written into the replay's as is."""
-    replay = assemble_replay(header, log, bot_logs, expected, public_frames)
+    replay = assemble_replay(header, log, bot_logs, expected, public_frames, notes)
     public = replay["public"]
     if public is public_frames and public and isinstance(public[0], bytes):
         replay["public"] = orjson.Fragment(b"[" + b",".join(public) + b"]")
@@ -386,9 +398,9 @@ def gzipped(data: bytes) -> bytes:
 
 def build_replay(match: Match, versions: list[str] | None = None) -> dict[str, Any]:
     """The replay of a finished match (its own copy of the log: a caller may change it)."""
-    header, log, bot_logs, expected = replay_parts(match, versions)
+    header, log, bot_logs, expected, notes = replay_parts(match, versions)
     log = [{**entry, "action": dict(entry["action"])} for entry in log]  # actions are flat JSON
-    return assemble_replay(header, log, bot_logs, expected)
+    return assemble_replay(header, log, bot_logs, expected, notes=notes)
 
 
 def write_replay(path: str | Path, replay: dict[str, Any]) -> None:

@@ -60,14 +60,15 @@ def exit_with_referee(referee: int) -> None:
     threading.Thread(target=watch, name="exit-with-referee", daemon=True).start()
 
 
-async def build_replay(match: Match, versions: list[str], public_frames: list[bytes]) -> tuple[bytes, list[dict]]:
-    """A finished match's replay, gzipped, with its bot log lines (kept apart: each reader sees the
-    lines it may read). ``public_frames``: the public frames encoded as the match went (its
+async def build_replay(match: Match, versions: list[str], public_frames: list[bytes]
+                       ) -> tuple[bytes, list[dict], list[dict]]:
+    """A finished match's replay, gzipped, with its bot log lines and its notes (kept apart: each
+    reader sees the lines and notes it may read). ``public_frames``: the public frames encoded as the match went (its
     broadcast's), written into the replay as they are."""
-    header, log, bot_logs, expected = replay_parts(match, versions)
+    header, log, bot_logs, expected, notes = replay_parts(match, versions)
     replay_gz = await asyncio.get_running_loop().run_in_executor(
-        replay_pool(), packed_replay, header, log, bot_logs, expected, public_frames)
-    return replay_gz, bot_logs
+        replay_pool(), packed_replay, header, log, bot_logs, expected, public_frames, notes)
+    return replay_gz, bot_logs, notes
 
 
 def store_replay(replay_dir: Path | None, match_id: str, data: bytes) -> None:
@@ -77,8 +78,10 @@ def store_replay(replay_dir: Path | None, match_id: str, data: bytes) -> None:
         (replay_dir / f"{match_id}.replay.json.gz").write_bytes(data)
 
 
-def with_logs(replay_gz: bytes, logs: list[dict]) -> bytes:
-    """The replay with these bot log lines instead of its own (for a reader who may see only those)."""
+def with_logs(replay_gz: bytes, logs: list[dict], notes: list[dict]) -> bytes:
+    """The replay with these bot log lines and notes instead of its own (for a reader who may see
+    only those)."""
     replay = json.loads(gzip.decompress(replay_gz))
     replay["bot_logs"] = logs
+    replay["notes"] = notes
     return packed(replay)

@@ -38,6 +38,7 @@ class Room:
     end_message: referee_pb2.MatchEnd | None = None  # set once play is over, before the replay is built
     replay_gz: bytes | None = None  # the finished replay with its bot logs, gzipped once
     bot_logs: list[dict] = field(default_factory=list)
+    notes: list[dict] = field(default_factory=list)  # the bots' decision notes, as bot_logs: each seat's owner's
     task: asyncio.Task | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)  # set once the replay is stored
 

@@ -90,26 +90,27 @@ class Spectators:
             if room.end_message is not None:  # over: the replay is being written, it is worth the wait
                 await room.done.wait()
             if room.replay_gz is not None:
-                logs = await self.visible_logs(room, request, context)
-                data = room.replay_gz  # the operator's: as built, every bot log line in it
-                if logs is not None:  # anyone else: the lines they may read (none, or their bot's)
-                    data = await asyncio.to_thread(with_logs, room.replay_gz, logs)
+                seats = await self.own_seats(room, request, context)
+                data = room.replay_gz  # the operator's: as built, every bot log line and note in it
+                if seats is not None:  # anyone else: the lines and notes they may read (none, or their bot's)
+                    data = await asyncio.to_thread(
+                        with_logs, room.replay_gz, [line for line in room.bot_logs if line["seat"] in seats],
+                        [note for note in room.notes if note["seat"] in seats])
             else:  # live or aborted: the public part only, no seed, no seat views
                 data = await room.broadcast.public_replay(room.public_header(), room.status, room.finished)
             for start in range(0, len(data), REPLAY_CHUNK):
                 yield referee_pb2.ReplayChunk(protocol_version=PV, data=data[start:start + REPLAY_CHUNK],
                                               last=start + REPLAY_CHUNK >= len(data))
 
-    async def visible_logs(self, room: Room, request: referee_pb2.GetReplayRequest,
-                           context: grpc.aio.ServicerContext) -> list[dict] | None:
-        """The log lines this caller may read (None: all of them, for the operator)."""
+    async def own_seats(self, room: Room, request: referee_pb2.GetReplayRequest,
+                        context: grpc.aio.ServicerContext) -> set[int] | None:
+        """The seats whose log lines and notes this caller may read (None: all, for the operator)."""
         if is_operator(context, self.operator_token):
             return None
         bot_id = await asyncio.to_thread(self.verifier, request.api_token) if request.api_token else None
         if not bot_id:
-            return []
-        mine = {s for s, remote in enumerate(room.remote_bots) if remote == bot_id}
-        return [line for line in room.bot_logs if line["seat"] in mine]
+            return set()
+        return {s for s, remote in enumerate(room.remote_bots) if remote == bot_id}
 
     # ------------------------------------------------------------------ FollowMatch
     async def follow(self, request: referee_pb2.FollowMatchRequest,

@@ -9,6 +9,8 @@ import secrets
 import subprocess
 import sys
 import threading
+from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -175,3 +177,35 @@ class RawSeats(RawStream):
 
 def answer(decision_id: int, index: int = 0) -> referee_pb2.BotMessage:
     return referee_pb2.BotMessage(answer=referee_pb2.Answer(protocol_version=PV, decision_id=decision_id, index=index))
+
+
+Reply = Callable[[int, referee_pb2.Decision], "bytes | referee_pb2.BotMessage | None"]
+
+
+def first_legal(slot: int, decision: referee_pb2.Decision) -> referee_pb2.BotMessage:
+    return answer(decision.decision_id, 0)
+
+
+def play_slots(stream: RawSeats, slots: set[int], reply: Reply = first_legal
+               ) -> tuple[dict[int, list[referee_pb2.RefereeMessage]], list[referee_pb2.RefereeBatch]]:
+    """Answer every decision of each batch in one batch until each of ``slots`` has ended (MatchEnd
+    or SeatClosed); returns each slot's messages and every batch received."""
+    received: dict[int, list[referee_pb2.RefereeMessage]] = defaultdict(list)
+    batches = []
+    while slots:
+        batch = stream.next()
+        assert batch is not None, f"the stream ended early: {stream.error}"
+        batches.append(batch)
+        replies = []
+        for entry in batch.messages:
+            received[entry.slot].append(entry.message)
+            kind = entry.message.WhichOneof("message")
+            if kind == "decision":
+                message = reply(entry.slot, entry.message.decision)
+                if message is not None:
+                    replies.append((entry.slot, message))
+            elif kind in ("end", "closed"):
+                slots.discard(entry.slot)
+        if replies:
+            stream.send(replies)
+    return received, batches

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections import defaultdict
-from collections.abc import Callable
 
 import grpc
 import pytest
@@ -13,9 +11,7 @@ import pytest
 from bots_sdk import RandomBot
 from bots_sdk.local import play_match
 from parlour.v1 import referee_pb2
-from referee_process import ROOT, RawSeat, RawSeats, RefereeProcess, answer, bot_process
-
-Reply = Callable[[int, referee_pb2.Decision], "bytes | referee_pb2.BotMessage | None"]
+from referee_process import ROOT, RawSeat, RawSeats, RefereeProcess, answer, bot_process, play_slots
 
 
 @pytest.fixture(scope="module")
@@ -23,35 +19,6 @@ def referee(tmp_path_factory):
     process = RefereeProcess(tmp_path_factory.mktemp("referee"), grace=1.0)
     yield process
     process.close()
-
-
-def first_legal(slot: int, decision: referee_pb2.Decision) -> referee_pb2.BotMessage:
-    return answer(decision.decision_id, 0)
-
-
-def play_slots(stream: RawSeats, slots: set[int], reply: Reply = first_legal
-               ) -> tuple[dict[int, list[referee_pb2.RefereeMessage]], list[referee_pb2.RefereeBatch]]:
-    """Answer every decision of each batch in one batch until each of ``slots`` has ended (MatchEnd
-    or SeatClosed); returns each slot's messages and every batch received."""
-    received: dict[int, list[referee_pb2.RefereeMessage]] = defaultdict(list)
-    batches = []
-    while slots:
-        batch = stream.next()
-        assert batch is not None, f"the stream ended early: {stream.error}"
-        batches.append(batch)
-        replies = []
-        for entry in batch.messages:
-            received[entry.slot].append(entry.message)
-            kind = entry.message.WhichOneof("message")
-            if kind == "decision":
-                message = reply(entry.slot, entry.message.decision)
-                if message is not None:
-                    replies.append((entry.slot, message))
-            elif kind in ("end", "closed"):
-                slots.discard(entry.slot)
-        if replies:
-            stream.send(replies)
-    return received, batches
 
 
 def decided_slots(batch: referee_pb2.RefereeBatch) -> set[int]:

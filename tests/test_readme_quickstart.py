@@ -25,7 +25,7 @@ def quickstart() -> tuple[str, list[str]]:
 def test_quickstart_runs_as_written(tmp_path: Path) -> None:
     code, commands = quickstart()
     assert "class HeartsFirst(Bot)" in code
-    assert len(commands) == 4
+    assert len(commands) == 5
     (tmp_path / "my_bot.py").write_text(code)
     for command in commands:
         assert command.startswith("python -m bots_sdk "), command
@@ -39,4 +39,6 @@ def test_quickstart_runs_as_written(tmp_path: Path) -> None:
             assert done.stdout.startswith("OK ")
         if "replay show" in command:
             assert "step 1: seat" in done.stdout and "result:" in done.stdout
+        if "replay decide" in command:
+            assert "in the match: " in done.stdout and "your bot: " in done.stdout
     assert (tmp_path / "first.replay.gz").is_file()

@@ -2,8 +2,8 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from .views import (accounts, bots, challenges, comparisons, home, ladders, learn, matches, operator, tournaments,
-                    uploads)
+from .views import (accounts, bots, challenges, comparisons, exports, home, ladders, learn, matches, operator,
+                    tournaments, uploads)
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -13,7 +13,10 @@ urlpatterns = [
     path("bots/upload/", uploads.upload, name="upload"),
     path("bots/remote/new/", uploads.remote_new, name="remote_new"),
     path("bots/<int:bot_id>/", bots.bot_page, name="bot"),
+    path("bots/<int:bot_id>/matches.csv", exports.matches_csv, name="bot_matches_csv"),
+    path("bots/<int:bot_id>/matches.json", exports.matches_json, name="bot_matches_json"),
     path("bots/<int:bot_id>/active/", bots.bot_active, name="bot_active"),
+    path("bots/<int:bot_id>/notes-public/", bots.bot_notes_public, name="bot_notes_public"),
     path("bots/<int:bot_id>/compare/", comparisons.comparison_start, name="comparison_start"),
     path("comparisons/<int:comparison_id>/", comparisons.comparison_page, name="comparison"),
     path("bots/<int:bot_id>/versions/<int:number>/report/", bots.version_report, name="version_report"),

@@ -7,6 +7,7 @@ locks the tournament, so two workers finishing at once pair it once).
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from typing import Any
 
 from django.conf import settings
@@ -293,3 +294,23 @@ def standings(tournament: Tournament) -> list[dict[str, Any]]:
     rows = pairing.standings(tables, byes, labels, duplicate=tournament.duplicate)
     return [{"rank": r.rank, "label": r.entrant, "points": float(r.points), "buchholz": float(r.buchholz),
              "sonneborn_berger": float(r.sonneborn_berger), "tables": r.tables, "byes": r.byes} for r in rows]
+
+
+def crosstable(tournament: Tournament, labels: list[str]) -> list[dict[str, Any]]:
+    """Points of each entrant against each other: at a table of k seats, rank r earns
+    (k - r) / (k - 1), credited against every other entrant of the table."""
+    points: dict[tuple[str, str], float] = defaultdict(float)
+    met: set[tuple[str, str]] = set()
+    for match in tournament.matches.filter(status=Match.FINISHED).prefetch_related("seats__entry"):
+        seats = [s for s in match.seats.all() if s.entry_id is not None and s.rank is not None]
+        k = len(seats)
+        if k < 2:
+            continue
+        for a in seats:
+            earned = (k - a.rank) / (k - 1)
+            for b in seats:
+                if a.entry_id != b.entry_id:
+                    points[(a.entry.label, b.entry.label)] += earned
+                    met.add((a.entry.label, b.entry.label))
+    return [{"label": a, "cells": [None if a == b else (round(points[(a, b)], 2) if (a, b) in met else "")
+                                    for b in labels]} for a in labels]

@@ -6,6 +6,8 @@ other reader, ask before they show a replay (``visible_replay``).
 - Once it is finished, anyone sees everything — the seed, the action log, every seat's own views —
   but the bots' log lines: those of a seat are its bot's owner's, and staff read every seat's (the
   sandboxes' verdicts on faulted bots, kept in the match's result, count as log lines).
+- The bots' notes on their decisions follow the log lines, except that a bot whose owner made its
+  notes public (``Bot.notes_public``) shows its seats' notes to everyone.
 """
 from __future__ import annotations
 
@@ -34,23 +36,30 @@ class ReplayAccess:
     released: bool  # finished: the seed, the action log and the seats' views are everyone's
     every_log: bool = False  # staff: every seat's log lines
     log_seats: frozenset[int] = frozenset()  # the seats whose bots' log lines are theirs
+    note_seats: frozenset[int] = frozenset()  # the seats whose bots' notes they may read
 
     @property
     def reads_logs(self) -> bool:
-        """Whether any log line is theirs (else what they see is the same for every visitor)."""
-        return self.every_log or bool(self.log_seats)
+        """Whether any log line or note is theirs (else what they see is the same for every visitor)."""
+        return self.every_log or bool(self.log_seats) or bool(self.note_seats)
+
+
+def released(status: str) -> bool:
+    """Whether a match in this status shows everyone its seed, its action log and its views."""
+    return status == Match.FINISHED
 
 
 def replay_access(user, match: Match) -> ReplayAccess:
     """The rule, for ``user`` (a user or an anonymous visitor) and ``match``."""
-    if match.status != Match.FINISHED:
+    if not released(match.status):
         return ReplayAccess(released=False)
     if user.is_authenticated and user.is_staff:
         return ReplayAccess(released=True, every_log=True)
     mine: frozenset[int] = frozenset()
     if user.is_authenticated:
         mine = frozenset(match.seats.filter(bot_version__bot__owner=user).values_list("seat", flat=True))
-    return ReplayAccess(released=True, log_seats=mine)
+    public = frozenset(match.seats.filter(bot_version__bot__notes_public=True).values_list("seat", flat=True))
+    return ReplayAccess(released=True, log_seats=mine, note_seats=mine | public)
 
 
 def visible_replay(match: Match, access: ReplayAccess) -> dict[str, Any]:
@@ -67,12 +76,15 @@ def visible_replay(match: Match, access: ReplayAccess) -> dict[str, Any]:
         header = {k: v for k, v in replay["header"].items() if k != "seed"}
         header["live"] = live
         return {"header": header, "public": replay.get("public", [])}
-    visible = {k: v for k, v in replay.items() if k != "bot_logs"}
+    visible = {k: v for k, v in replay.items() if k not in ("bot_logs", "notes")}
     logs = list(replay.get("bot_logs") or [])
     logs += [{"seat": e["seat"], "decision": None, "step": len(replay.get("log", [])), "line": e["line"]}
              for e in (match.result or {}).get("sandbox_logs", [])]  # the sandbox's verdicts
     visible["bot_logs"] = logs if access.every_log else \
         [e for e in logs if isinstance(e, dict) and e.get("seat") in access.log_seats]
+    notes = list(replay.get("notes") or [])
+    visible["notes"] = notes if access.every_log else \
+        [e for e in notes if isinstance(e, dict) and e.get("seat") in access.note_seats]
     return visible
 
 

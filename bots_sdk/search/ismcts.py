@@ -25,7 +25,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from referee.games import GameState
@@ -90,6 +90,8 @@ class SearchStats:
     iterations: int
     seconds: float
     visits: dict[str, int]  # per root action (its JSON), for logs
+    # per distinct root action: the action, its visits and its mean reward (0..1), for the bot's note
+    root: list[tuple[Action, int, float]] = field(default_factory=list)
 
 
 def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Random, *,
@@ -129,7 +131,8 @@ def search(sampler: Determinizer, seat: int, legal: list[Action], rng: random.Ra
     visits = {k: table[k][0] if k in table else 0 for k in by_key}
     best = max(by_key, key=lambda k: (visits[k], table[k][1] if k in table else 0.0))
     stats = SearchStats(done, time.perf_counter() - start,
-                        {str(by_key[k]): v for k, v in visits.items()})
+                        {str(by_key[k]): v for k, v in visits.items()},
+                        [(by_key[k], v, table[k][1] / v if v else 0.0) for k, v in visits.items()])
     return by_key[best], stats
 
 

@@ -22,7 +22,7 @@ from ..bot import Bot
 from ..decision import Decision
 from ..greedy import GreedyBot
 from . import Determinizer, search_hooks
-from .ismcts import Evaluator, action_key, random_policy, search
+from .ismcts import Evaluator, SearchStats, action_key, random_policy, search
 
 DEFAULT_BUDGET = 0.05
 DEADLINE_SHARE = 0.5  # of the decision's time left, at most, whatever the budget
@@ -53,9 +53,11 @@ class MctsBot(Bot):
     def decide(self, decision: Decision) -> dict[str, Any]:
         legal = decision.legal_actions
         if len(legal) == 1:
+            decision.note(text="the only legal action")
             return legal[0]
         hooks = self.hooks
         if legal[0]["type"] in hooks.greedy_decisions:
+            decision.note(text="left to the greedy rule (this game's search hooks)")
             return self.greedy.decide(decision)
         playouts = self.playouts if self.playouts is not None else hooks.playouts
         seconds = None if playouts is not None else self.budget
@@ -65,6 +67,7 @@ class MctsBot(Bot):
         cutoff = hooks.cutoff
         sampler = Determinizer(decision)
         if cutoff is not None and cutoff.settled(sampler.base):
+            decision.note(text="the round is settled: the greedy rule plays it out")
             return self.greedy.decide(decision)  # the rest of the round is solved exactly there
         prior = self.greedy.decide(decision) if hooks.prior_weight else None
         policy = hooks.playout or random_policy
@@ -77,4 +80,19 @@ class MctsBot(Bot):
                                key=hooks.action_key or action_key)
         if playouts is not None and stats.iterations < playouts:
             self.log(f"mcts: stopped at {stats.iterations} of {playouts} playouts (the deadline)")
+        note_search(decision, action, stats)
         return action
+
+
+NOTED_ACTIONS = 12  # the most visited root actions a note names (a note holds at most 1024 bytes)
+
+
+def note_search(decision: Decision, chosen: dict[str, Any], stats: SearchStats) -> None:
+    """The search's note: the chosen action's value estimate (its mean reward, 0..1) and the visits
+    of the most visited root actions, by label."""
+    labels = dict(zip(map(action_key, decision.legal_actions), decision.labels))
+    ranked = sorted(stats.root, key=lambda item: -item[1])
+    visits = {labels.get(action_key(action), str(action))[:60]: n for action, n, _ in ranked[:NOTED_ACTIONS]}
+    value = next((v for action, _, v in stats.root if action == chosen), None)
+    decision.note(value=None if value is None else round(value, 3), visits=visits,
+                  text=f"{stats.iterations} playouts in {stats.seconds * 1000:.0f} ms")

@@ -26,6 +26,15 @@ def fast_passwords(settings) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def fresh_cache() -> None:
+    """Each test starts with an empty cache: the test database reuses ids, and the bot page caches
+    under keys made of ids and counts (arena.competitions.bot_record)."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture(scope="session")
 def replay_file(tmp_path_factory) -> Path:
     """A finished two-seat Tussie Mussie replay whose two bots both log (made by the SDK's command line)."""

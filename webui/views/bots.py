@@ -9,6 +9,7 @@ import zipfile
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -16,11 +17,13 @@ from django.db.models import Count, Max
 from django.http import Http404, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from arena.bots.uploads import version_folder
 from arena.competitions import ladder_editions
-from arena.models import ApiToken, Bot, BotVersion, Match, Rating, RatingHistory
+from arena.competitions.bot_record import fares, rating_mark, rating_points
+from arena.models import ApiToken, Bot, BotVersion, Match, MatchSeat, Rating
 from arena.road.replay_visibility import bot_log_lines
 
 from .challenges import challenge_context
@@ -28,12 +31,14 @@ from .common import game_names, match_rows, owned_bot_or_403, owner_only, owns, 
 from .comparisons import compare_choices
 
 
-def rating_chart(points: list[tuple[Any, float, float]], width: int = 640, height: int = 200) -> dict | None:
-    """An inline SVG line chart of mu and mu - 3 sigma over the matches (numbers only)."""
+def rating_chart(points: list[dict[str, Any]], width: int = 640, height: int = 220) -> dict | None:
+    """The rating over the matches as inline SVG parts: μ as a line with a dot per rated match (its
+    numbers on hover), its σ band (μ ± σ) shaded, μ − 3σ dashed, and a mark where the version changed.
+    ``points``: ``arena.competitions.bot_record.rating_points``."""
     if not points:
         return None
-    pad = 30
-    values = [mu for _, mu, _ in points] + [mu - 3 * sigma for _, mu, sigma in points]
+    pad = 34
+    values = [p["mu"] + p["sigma"] for p in points] + [p["mu"] - 3 * p["sigma"] for p in points]
     low, high = min(values), max(values)
     if high - low < 1e-9:
         low, high = low - 1, high + 1
@@ -45,12 +50,37 @@ def rating_chart(points: list[tuple[Any, float, float]], width: int = 640, heigh
     def y(v: float) -> float:
         return height - pad - (height - 2 * pad) * (v - low) / (high - low)
 
-    mu_line = " ".join(f"{x(i):.1f},{y(mu):.1f}" for i, (_, mu, _) in enumerate(points))
-    cons_line = " ".join(f"{x(i):.1f},{y(mu - 3 * s):.1f}" for i, (_, mu, s) in enumerate(points))
-    return {"width": width, "height": height, "mu": mu_line, "conservative": cons_line,
+    upper = [f"{x(i):.1f},{y(p['mu'] + p['sigma']):.1f}" for i, p in enumerate(points)]
+    lower = [f"{x(i):.1f},{y(p['mu'] - p['sigma']):.1f}" for i, p in enumerate(points)]
+    dots = [{"x": f"{x(i):.1f}", "y": f"{y(p['mu']):.1f}", "match": p["match"], "mu": round(p["mu"], 2),
+             "sigma": round(p["sigma"], 2), "version": p["version"], "when": p["created"]}
+            for i, p in enumerate(points)]
+    # the dots as markup made here: numbers and dates only (nothing to escape), and a template loop
+    # over 500 dots cost the page more than everything else on it
+    dots_svg = mark_safe("".join(
+        f'<circle cx="{d["x"]}" cy="{d["y"]}" r="2.5" class="point" data-match="{int(d["match"])}" '
+        f'data-mu="{d["mu"]}" data-sigma="{d["sigma"]}"><title>match {int(d["match"])} (v{int(d["version"])}, '
+        f'{timezone.localtime(d["when"]):%Y-%m-%d %H:%M}): μ {d["mu"]} ± {d["sigma"]}</title></circle>'
+        for d in dots))
+    versions = [{"x": f"{x(i):.1f}", "version": p["version"]} for i, p in enumerate(points)
+                if i and p["version"] != points[i - 1]["version"]]
+    return {"width": width, "height": height, "band": " ".join(upper + lower[::-1]),
+            "mu": " ".join(f"{d['x']},{d['y']}" for d in dots),
+            "conservative": " ".join(f"{x(i):.1f},{y(p['mu'] - 3 * p['sigma']):.1f}" for i, p in enumerate(points)),
+            "dots": dots, "dots_svg": dots_svg, "versions": versions,
             "low": round(low, 1), "high": round(high, 1), "y_low": height - pad, "y_high": pad,
-            "x_left": pad, "x_right": width - pad, "count": n, "last_mu": round(points[-1][1], 2),
-            "last_conservative": round(points[-1][1] - 3 * points[-1][2], 2)}
+            "x_left": pad, "x_right": width - pad, "count": n, "last_mu": round(points[-1]["mu"], 2),
+            "last_conservative": round(points[-1]["mu"] - 3 * points[-1]["sigma"], 2)}
+
+
+def rating_chart_cached(bot: Bot, ladder: str) -> dict | None:
+    """The rating chart, drawn again only when the bot has a new rating row on the ladder."""
+    key = f"rating-chart:{bot.pk}:{ladder}:{rating_mark(bot, ladder)}"
+    chart = cache.get(key)
+    if chart is None:
+        chart = rating_chart(rating_points(bot, ladder))
+        cache.set(key, chart, 3600)
+    return chart
 
 
 def bot_page(request, bot_id: int):
@@ -65,18 +95,23 @@ def bot_page(request, bot_id: int):
     chosen = request.GET.get("ladder")
     if chosen not in ladders:
         chosen = ratings[0].ladder if ratings else None
-    history = (RatingHistory.objects.filter(rating__bot_version__bot=bot, rating__ladder=chosen)
-               .order_by("created", "pk").values_list("created", "mu", "sigma")) if chosen else []
-    points = list(history)[-500:]
+    chart = rating_chart_cached(bot, chosen) if chosen else None
     current = [r for r in ratings if r.ladder == chosen]
-    recent = seats_prefetch(Match.objects.filter(seats__bot_version__bot=bot).distinct().order_by("-created"))[:20]
+    # its latest seats' matches by id (a join made distinct and sorted by date cost a bot with
+    # thousands of matches ~15 ms), then those matches by date
+    latest = MatchSeat.objects.filter(bot_version__bot=bot).order_by("-match_id").values_list("match_id", flat=True)
+    recent = seats_prefetch(Match.objects.filter(pk__in=list(dict.fromkeys(latest[:20 * 6]))[:20])  # <= 6 seats a match
+                            .order_by("-created"))
     is_owner = owns(request.user, bot)
     context = {
         "bot": bot, "versions": versions, "game_name": game_names().get(bot.game, bot.game), "ladders": ladders,
-        "ladder_key": chosen, "chart": rating_chart(points), "ratings": ratings, "current": current,
+        "ladder_key": chosen, "chart": chart, "ratings": ratings, "current": current,
         "recent": match_rows(recent), "is_owner": is_owner,
         "checking": any(v.state == BotVersion.PENDING for v in versions), "bot_state": bot.state(),
+        **fares(bot),
     }
+    context["results_tables"] = [(title, context["results_by"][key]) for key, title in
+                                 (("seat", "seat"), ("players", "players"), ("variant", "variant"))]
     if is_owner:
         context["comparisons"] = list(bot.comparisons.select_related("a__bot", "b__bot").order_by("-created")[:10])
         context["compare_choices"] = compare_choices(bot)
@@ -101,6 +136,17 @@ def bot_active(request, bot_id: int):
     bot.active = request.POST.get("active") == "1"
     bot.save(update_fields=["active"])
     messages.info(request, f"{bot.name} is now {'active' if bot.active else 'inactive'}.")
+    return redirect("bot", bot_id=bot.pk)
+
+
+@owner_only
+@require_POST
+def bot_notes_public(request, bot_id: int):
+    """The owner's switch: the bot's decision notes shown to everyone in its replays, or to the owner only."""
+    bot = owned_bot_or_403(request, bot_id)
+    bot.notes_public = request.POST.get("public") == "1"
+    bot.save(update_fields=["notes_public"])
+    messages.info(request, f"{bot.name}'s decision notes are now {'public' if bot.notes_public else 'yours only'}.")
     return redirect("bot", bot_id=bot.pk)
 
 

@@ -45,6 +45,7 @@ from .common import game_names
 
 GZIP_LEVEL = 6
 NO_LOG_LINES = b'"bot_logs":[]'  # as referee/replay.py writes a replay without log lines
+NO_NOTES = b'"notes":[]'  # ... and without notes (replays made before notes have no such key)
 log = logging.getLogger("parlour.web")
 
 
@@ -69,8 +70,9 @@ def pack(data: dict) -> bytes:
 
 
 def shared_copy(match: Match) -> Path:
-    """The stored replay without the bots' log lines, what any visitor may see of a finished
-    match: made once (atomically) beside the replay; a link to the replay when it holds no log line."""
+    """The stored replay without the bots' log lines and notes, what any visitor may see of a
+    finished match (when no seat's notes are public): made once (atomically) beside the replay; a
+    link to the replay when it holds no log line and no note."""
     stored = Path(match.replay_path)
     shared = stored.with_name(stored.name + ".shared.gz")
     if shared.is_file() and shared.stat().st_mtime >= stored.stat().st_mtime:
@@ -78,9 +80,10 @@ def shared_copy(match: Match) -> Path:
     raw = gzip.decompress(stored.read_bytes())
     temporary = shared.with_name(f"{shared.name}.{os.getpid()}.tmp")
     # an empty top-level list, found without parsing: inside a JSON string these quotes would be escaped
-    if NO_LOG_LINES not in raw:
+    if NO_LOG_LINES not in raw or (NO_NOTES not in raw and b'"notes"' in raw):
         replay = json.loads(raw)
         replay["bot_logs"] = []
+        replay["notes"] = []
         temporary.write_bytes(pack(replay))
     else:  # nothing to take out: the stored bytes themselves, under the shared name
         temporary.unlink(missing_ok=True)
@@ -175,6 +178,10 @@ def match_page(request, match_id: int):
         "live_url": reverse("live_json", args=[match.pk]) if match.status in Match.UNRECORDED else "",
         "result_json": json.dumps(match.result, indent=1, sort_keys=True) if match.result else "",
         "card_texts": card_texts(match.game),
+        # the seats of this user's bots: the viewer offers the replay-decide command at their steps
+        "own_seats": ",".join(str(s.seat) for s in seats if s.bot_version.bot.owner_id == request.user.pk
+                              and request.user.is_authenticated),
+        "replay_file": f"match-{match.pk}.replay.json.gz",
     })
 
 

@@ -1,14 +1,11 @@
 """Tournaments: the list, and a tournament's page (standings, crosstable, rounds, matches)."""
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Any
-
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, render
 
-from arena.competitions.tournaments import standings
+from arena.competitions.tournaments import crosstable, standings
 from arena.models import Match, Tournament
 
 from .common import PAGE_SIZE, REFRESH_SECONDS, game_names, match_rows, playing_now, seats_prefetch
@@ -22,26 +19,6 @@ def tournament_list(request):
                    .order_by("-created"))
     page = Paginator(tournaments, PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "webui/tournaments.html", {"page": page, "games": game_names()})
-
-
-def crosstable(tournament: Tournament, labels: list[str]) -> list[dict[str, Any]]:
-    """Points of each entrant against each other: at a table of k seats, rank r earns
-    (k - r) / (k - 1), credited against every other entrant of the table."""
-    points: dict[tuple[str, str], float] = defaultdict(float)
-    met: set[tuple[str, str]] = set()
-    for match in tournament.matches.filter(status=Match.FINISHED).prefetch_related("seats__entry"):
-        seats = [s for s in match.seats.all() if s.entry_id is not None and s.rank is not None]
-        k = len(seats)
-        if k < 2:
-            continue
-        for a in seats:
-            earned = (k - a.rank) / (k - 1)
-            for b in seats:
-                if a.entry_id != b.entry_id:
-                    points[(a.entry.label, b.entry.label)] += earned
-                    met.add((a.entry.label, b.entry.label))
-    return [{"label": a, "cells": [None if a == b else (round(points[(a, b)], 2) if (a, b) in met else "")
-                                    for b in labels]} for a in labels]
 
 
 def tournament_page(request, tournament_id: int):

@@ -405,7 +405,7 @@
     this.root = root;
     this.el = {};
     var ids = ["board", "step", "step-count", "slider", "play", "back", "forward", "first", "last", "speed",
-      "perspective", "action", "logs", "status", "header", "result", "download", "all-logs", "scores"];
+      "perspective", "action", "logs", "status", "header", "result", "download", "all-logs", "scores", "notes"];
     for (var i = 0; i < ids.length; i++) this.el[ids[i]] = document.getElementById("viewer-" + ids[i]);
     this.replay = null;
     this.header = {};
@@ -421,6 +421,7 @@
     this.seatsRequest = null;
     this.wantedPerspective = null;
     this.logsByStep = {};
+    this.notesByStep = {};
     this.ui = {}; // what the user opened in the board, kept from step to step
   }
 
@@ -484,6 +485,12 @@
       line = obj(line);
       var step = isNum(line.step) ? line.step : 0;
       (self.logsByStep[step] = self.logsByStep[step] || []).push(line);
+    });
+    this.notesByStep = {};
+    arr(replay.notes).forEach(function (entry) {
+      entry = obj(entry);
+      var step = isNum(entry.step) ? entry.step : 0;
+      (self.notesByStep[step] = self.notesByStep[step] || []).push(entry);
     });
     this.buildPerspectives();
     this.buildHeader();
@@ -750,6 +757,7 @@
     this.renderAction(step);
     this.renderScores(step);
     this.renderLogs(step);
+    this.renderNotes(step);
     this.renderResult(step);
     var board = this.el.board;
     if (!board) return;
@@ -871,6 +879,105 @@
         " ", h("span", { class: "viewer-log-text", text: text(line.line) })));
     });
     box.appendChild(list);
+  };
+
+  /** The seats this page's user owns (data-own-seats on the viewer), for the replay-decide command. */
+  Viewer.prototype.ownSeats = function () {
+    var raw = this.root.getAttribute("data-own-seats") || "";
+    return raw.split(",").filter(function (x) { return x !== ""; }).map(Number);
+  };
+
+  /**
+   * The decision notes at this step (replay.notes: what the replay JSON lets this user read), each as
+   * a panel: the value estimate, bars for the actions' shares of the visits (or the policy), the
+   * text, and the value over the match for that seat as a small chart; then, at a step of a seat of
+   * this user's, the command that asks their bot that decision again (python -m bots_sdk replay decide).
+   */
+  Viewer.prototype.renderNotes = function (step) {
+    var box = this.el.notes;
+    if (!box) return;
+    clear(box);
+    var notes = this.notesByStep[step] || [];
+    var entry = step > 0 ? obj(arr(this.replay && this.replay.log)[step - 1]) : {};
+    var own = this.ownSeats();
+    var command = isNum(entry.seat) && entry.source !== "autopilot" && own.indexOf(entry.seat) >= 0;
+    box.hidden = !notes.length && !command;
+    if (box.hidden) return;
+    var self = this;
+    notes.forEach(function (item) {
+      var note = obj(item.note);
+      var panel = h("section", { class: "viewer-note", "data-seat": item.seat, "data-step": step },
+        h("h4", { text: "Note of " + self.seatName(item.seat) + (isNum(item.decision) ? " · decision " + item.decision : "") }));
+      if (isNum(note.value)) panel.appendChild(h("p", { class: "viewer-note-value" }, "Value ", h("strong", { text: note.value })));
+      var shares = note.visits || note.policy;
+      if (shares && typeof shares === "object") {
+        var keys = Object.keys(shares);
+        var total = keys.reduce(function (sum, k) { return sum + (isNum(shares[k]) ? shares[k] : 0); }, 0);
+        var bars = h("table", { class: "viewer-note-bars" });
+        keys.forEach(function (k) {
+          var n = isNum(shares[k]) ? shares[k] : 0;
+          var pct = total > 0 ? Math.round((1000 * n) / total) / 10 : 0;
+          var fill = h("span", { class: "viewer-note-fill", "data-share": pct });
+          fill.style.width = pct + "%"; // the CSSOM, which the site's CSP allows (a style attribute it does not)
+          bars.appendChild(h("tr", { class: "viewer-note-bar" },
+            h("td", { class: "viewer-note-label", text: k }),
+            h("td", { class: "viewer-note-track" }, fill),
+            h("td", { class: "viewer-note-count", text: note.visits ? n + " (" + pct + "%)" : pct + "%" })));
+        });
+        panel.appendChild(bars);
+      }
+      if (note.text) panel.appendChild(h("p", { class: "viewer-note-text", text: text(note.text) }));
+      if (note.dropped) panel.appendChild(h("p", { class: "viewer-note-text", text: "dropped: " + text(note.dropped) }));
+      var chart = self.valueChart(item.seat, step);
+      if (chart) panel.appendChild(chart);
+      box.appendChild(panel);
+    });
+    if (command) {
+      var file = this.root.getAttribute("data-replay-file") || "REPLAY";
+      var line = "python -m bots_sdk replay decide " + file + " --step " + step + " --seat " + entry.seat +
+        " my_bot.py:MyBot --pdb";
+      box.appendChild(h("p", { class: "viewer-decide" }, "Ask your bot this decision again (download the replay): ",
+        h("code", { class: "viewer-decide-command", text: line })));
+    }
+  };
+
+  /** The value a seat's notes gave over the match, as a small SVG line; the current step marked. */
+  Viewer.prototype.valueChart = function (seat, step) {
+    var points = [];
+    var self = this;
+    Object.keys(this.notesByStep).forEach(function (key) {
+      self.notesByStep[key].forEach(function (item) {
+        if (item.seat === seat && isNum(obj(item.note).value)) points.push([Number(key), obj(item.note).value]);
+      });
+    });
+    if (points.length < 2) return null;
+    points.sort(function (a, b) { return a[0] - b[0]; });
+    var W = 300, H = 60, last = Math.max(1, this.stepCount() - 1);
+    var lo = Math.min(0, Math.min.apply(null, points.map(function (p) { return p[1]; })));
+    var hi = Math.max(1, Math.max.apply(null, points.map(function (p) { return p[1]; })));
+    function x(s) { return (W * s) / last; }
+    function y(v) { return H - (H * (v - lo)) / (hi - lo || 1); }
+    var ns = "http://www.w3.org/2000/svg";
+    var svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", "0 0 " + W + " " + H);
+    svg.setAttribute("class", "viewer-note-chart");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", "value over the match: " + points.length + " notes");
+    var line = document.createElementNS(ns, "polyline");
+    line.setAttribute("points", points.map(function (p) { return x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1); }).join(" "));
+    line.setAttribute("class", "viewer-note-line");
+    svg.appendChild(line);
+    var mark = document.createElementNS(ns, "line");
+    mark.setAttribute("x1", x(step).toFixed(1));
+    mark.setAttribute("x2", x(step).toFixed(1));
+    mark.setAttribute("y1", "0");
+    mark.setAttribute("y2", String(H));
+    mark.setAttribute("class", "viewer-note-now");
+    svg.appendChild(mark);
+    var title = document.createElementNS(ns, "title");
+    title.textContent = points.map(function (p) { return "step " + p[0] + ": " + p[1]; }).join("\n");
+    svg.appendChild(title);
+    return svg;
   };
 
   Viewer.prototype.renderResult = function (step) {
