@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 
 from django.conf import settings
@@ -74,6 +75,12 @@ class BotVersion(models.Model):
         return self.bot.owner_id
 
 
+def digest_token(token: str) -> str:
+    """How every token is stored: its SHA-256 (a token holds 256 random bits, so no salt or slow
+    hash is needed; the database never holds a usable token)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 class ApiToken(models.Model):
     """A remote bot's API token, stored hashed; shown once at creation."""
 
@@ -82,14 +89,53 @@ class ApiToken(models.Model):
     created = models.DateTimeField(default=timezone.now)
     revoked = models.DateTimeField(null=True, blank=True)
 
-    @staticmethod
-    def hash(token: str) -> str:
-        return hashlib.sha256(token.encode()).hexdigest()
+    hash = staticmethod(digest_token)
 
     @classmethod
     def issue(cls, bot: Bot) -> tuple[ApiToken, str]:
         token = secrets.token_urlsafe(32)
         return cls.objects.create(bot=bot, token_hash=cls.hash(token)), token
+
+
+class AccessToken(models.Model):
+    """A person's access token to the HTTP API (``/api/v1/``), with scopes; stored hashed like a
+    remote bot's ``ApiToken`` and shown once. A remote bot's token names a seat; this one names its
+    owner, and acts as them within its scopes."""
+
+    READ, SUBMIT, PLAY = "read", "submit", "play"
+    SCOPES = [(READ, "read: your bots' versions, reports and log lines"),
+              (SUBMIT, "submit: upload new versions of your bots"),
+              (PLAY, "play: challenges and comparisons (reserved)")]
+    PREFIX = "plt_"  # recognisable in a leaked log or a secret scanner
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="access_tokens")
+    name = models.CharField(max_length=64)  # the owner's note: "CI", "laptop"
+    token_hash = models.CharField(max_length=64, unique=True)
+    hint = models.CharField(max_length=12)  # the token's first characters, to recognise it in the list
+    scopes = models.JSONField(default=list)
+    created = models.DateTimeField(default=timezone.now)
+    last_used = models.DateTimeField(null=True, blank=True)
+    revoked = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.hint}…)"
+
+    @classmethod
+    def issue(cls, owner, name: str, scopes: list[str]) -> tuple[AccessToken, str]:
+        token = cls.PREFIX + secrets.token_urlsafe(32)
+        made = cls.objects.create(owner=owner, name=name, token_hash=digest_token(token), hint=token[:10],
+                                  scopes=[s for s, _ in cls.SCOPES if s in scopes])
+        return made, token
+
+    @classmethod
+    def holder(cls, token: str) -> AccessToken | None:
+        """The live token ``token`` is, or None (unknown or revoked). Looked up by its hash (the
+        hash of a secret, so the lookup's timing tells nothing of it), then compared in constant time."""
+        digest = digest_token(token)
+        found = cls.objects.select_related("owner").filter(token_hash=digest, revoked=None).first()
+        if found is None or not hmac.compare_digest(found.token_hash, digest) or not found.owner.is_active:
+            return None
+        return found
 
 
 class Tournament(models.Model):

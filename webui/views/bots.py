@@ -69,7 +69,7 @@ def bot_page(request, bot_id: int):
                .order_by("created", "pk").values_list("created", "mu", "sigma")) if chosen else []
     points = list(history)[-500:]
     current = [r for r in ratings if r.ladder == chosen]
-    recent = seats_prefetch(Match.objects.filter(seats__bot_version__bot=bot).distinct().order_by("-created"))[:20]
+    recent = recent_matches(bot)[:20]
     is_owner = owns(request.user, bot)
     context = {
         "bot": bot, "versions": versions, "game_name": game_names().get(bot.game, bot.game), "ladders": ladders,
@@ -151,11 +151,37 @@ def token_revoke(request, bot_id: int, token_id: int):
 def version_report(request, bot_id: int, number: int):
     bot = owned_bot_or_403(request, bot_id)
     version = get_object_or_404(BotVersion, bot=bot, number=number)
+    return render(request, "webui/report.html", {"bot": bot, "version": version, "report": check_report(version)})
+
+
+def check_report(version: BotVersion) -> dict | None:
+    """A version's check report (arena.bots.uploads.verdict), None before its verdict."""
     try:
-        report = json.loads(version.smoke_report) if version.smoke_report else None
+        return json.loads(version.smoke_report) if version.smoke_report else None
     except ValueError:
-        report = {"text": version.smoke_report}
-    return render(request, "webui/report.html", {"bot": bot, "version": version, "report": report})
+        return {"text": version.smoke_report}
+
+
+def recent_matches(bot: Bot):
+    """A bot's matches, latest first, their seats prefetched (its page's, the API's)."""
+    return seats_prefetch(Match.objects.filter(seats__bot_version__bot=bot).distinct().order_by("-created"))
+
+
+def version_archive(bot: Bot, version: BotVersion) -> bytes:
+    """An uploaded version's stored files as a zip (Http404 when there are none)."""
+    if bot.kind != Bot.UPLOAD:
+        raise Http404("only uploaded bots have code here")
+    folder = version_folder(version.bot_id, version.number)
+    if not folder.is_dir():
+        raise Http404("this version's files are not stored here")
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                archive.write(path, path.relative_to(folder).as_posix())
+    return data.getvalue()
+
+
 
 
 @owner_only
@@ -165,15 +191,7 @@ def version_download(request, bot_id: int, number: int):
     if bot.kind != Bot.UPLOAD:
         raise Http404("only uploaded bots have code here")
     version = get_object_or_404(BotVersion, bot=bot, number=number)
-    folder = version_folder(version.bot_id, version.number)
-    if not folder.is_dir():
-        raise Http404("this version's files are not stored here")
-    data = io.BytesIO()
-    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file() and not path.is_symlink():
-                archive.write(path, path.relative_to(folder).as_posix())
-    response = HttpResponse(data.getvalue(), content_type="application/zip")
+    response = HttpResponse(version_archive(bot, version), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{bot.name}-v{version.number}.zip"'
     response["Cache-Control"] = "private, no-store"
     return response
