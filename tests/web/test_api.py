@@ -174,3 +174,32 @@ def test_throttling_answers_429_with_retry_after_per_token(client, world, settin
     assert "Retry-After" in throttled.json()["message"]
     assert call(client, "/games", world.bob_token).status_code == 200  # another token has its own count
 
+
+
+# ---------------------------------------------------------------------- submitting a version
+STEADY = b"from bots_sdk import Bot\n\n\nclass Steady(Bot):\n    def decide(self, decision):\n        return decision.legal_actions[0]\n"
+
+
+def test_submit_needs_the_submit_scope_and_a_live_token(client, world) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    def submit(token, content=STEADY, name="Steady"):
+        return call(client, "/versions", token, method="post",
+                    data={"name": name, "game": "misty", "file": SimpleUploadedFile("steady.py", content)})
+
+    reader = submit(world.bob_token)
+    assert reader.status_code == 403 and "'submit' scope" in reader.json()["message"]
+    assert submit(None).status_code == 401
+    made = submit(world.ann_token)
+    assert made.status_code == 201, made.content
+    body = made.json()
+    assert body["bot"]["owner"] == "ann" and body["version"]["state"] == "pending"
+    check = Match.objects.get(check_of__bot_id=body["bot"]["id"])
+    assert body["version"]["check_match"] == check.pk and check.status == Match.SCHEDULED  # the site's road
+    again = submit(world.ann_token)
+    assert again.json()["version"]["number"] == 2
+    broken = submit(world.ann_token, b"x = 1\n")
+    assert broken.status_code == 400 and "no Bot subclass" in broken.json()["message"]
+    AccessToken.objects.filter(owner=world.ann).update(revoked=Match.objects.get(pk=check.pk).created)
+    revoked = submit(world.ann_token)
+    assert revoked.status_code == 401 and "revoked" in revoked.json()["message"]

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import File, Form, Router, Schema
+from ninja import File, Form, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
@@ -144,4 +144,4 @@ def submit(request, data: Form[SubmitForm], file: File[UploadedFile]):
     except UploadError as exc:
         raise HttpError(400, f"the upload was refused: {exc}") from None
     bot = Bot.objects.select_related("owner").get(pk=version.bot_id)
-    return 201, {"bot": bot_out(bot), "version": version_out(version, check_matches(bot).get(version.pk))}
+    return Status(201, {"bot": bot_out(bot), "version": version_out(version, check_matches(bot).get(version.pk))})
