@@ -17,6 +17,7 @@ from typing import Any
 from .site_client import SiteClient, SiteError
 
 POLL_SECONDS = 1.0
+ACCEPTED_LOG_LINES = 5  # of an accepted version's log shown (a rejected one's: all of it)
 
 
 def add_parser(commands) -> None:
@@ -155,12 +156,16 @@ def print_report(site: str, bot: dict, version: dict, report: dict) -> None:
         print(f"result: scores {result['scores']}, ranks {result['ranks']}, statuses {result['statuses']}")
     if report.get("error"):
         print(f"error: {report['error']}")
-    if report.get("log"):
+    lines = report.get("log") or []
+    if lines and version["state"] == "active":  # the whole log matters when something went wrong
+        print(f"your bot's log: {len(lines)} line(s), the last {min(len(lines), ACCEPTED_LOG_LINES)}:")
+        lines = lines[-ACCEPTED_LOG_LINES:]
+    elif lines:
         print("your bot's log (its traceback, if it crashed):")
-        for line in report["log"]:
-            print(f"  {line}")
+    for line in lines:
+        print(f"  {line}")
     if report.get("sandbox"):
-        print(f"sandbox: {report['sandbox']}")
+        print(report["sandbox"])
 
 
 # ---------------------------------------------------------------------- reading
