@@ -45,6 +45,21 @@ def add_parser(commands) -> None:
     matches.add_argument("--bot", required=True, help="your bot's name, or any bot's id")
     matches.add_argument("--game", help="which game's bot, when you have several of that name")
     matches.add_argument("--limit", type=int, default=20)
+    challenge = command("challenge", run_challenge, "play your bot now against opponents (an unrated match)")
+    challenge.add_argument("--bot", required=True, help="your bot's name")
+    challenge.add_argument("--game", help="which game's bot, when you have several of that name")
+    challenge.add_argument("--opponent", action="append", default=[],
+                           help="house:random, house:greedy#2, version:ID (repeat; default one house:random)")
+    challenge.add_argument("--variant", default="", help="the game's variant (default: its default)")
+    compare = command("compare", run_compare, "is A stronger than B? a sequential test on duplicate deals")
+    compare.add_argument("--bot", required=True, help="your bot's name")
+    compare.add_argument("--game", help="which game's bot, when you have several of that name")
+    compare.add_argument("a", help="v<N> (your bot's active version N) or a house bot (random, greedy, mcts)")
+    compare.add_argument("b", help="the same")
+    compare.add_argument("--max-games", type=int)
+    compare.add_argument("--elo1", type=float, help="the Elo difference worth detecting")
+    compare.add_argument("--no-wait", action="store_true", help="return once the comparison is queued")
+    compare.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait for the verdict")
     replay = actions.add_parser("replay", help="a match's replay")
     replay_actions = replay.add_subparsers(dest="replay_command", required=True)
     download = replay_actions.add_parser("download", help="save a match's replay (gzipped JSON, as the site stores it)")
@@ -219,6 +234,45 @@ def run_matches(client: SiteClient, args: argparse.Namespace) -> int:
             ", ".join(f"{s['name']} ({s['rank'] if s['rank'] is not None else '-'})" for s in m["seats"])]
            for m in matches])
     return 0
+
+
+def named_bot(client: SiteClient, args: argparse.Namespace) -> dict:
+    found = my_bot(client, args.bot, args.game)
+    if found is None:
+        raise SiteError(f"you have no bot named {args.bot!r}")
+    return found
+
+
+def run_challenge(client: SiteClient, args: argparse.Namespace) -> int:
+    bot = named_bot(client, args)
+    body = {"opponents": args.opponent or ["house:random"], "variant": args.variant}
+    match = client.post_json(f"/bots/{bot['id']}/challenges", body)
+    if not emit(args, match):
+        print(f"challenge match {match['id']} started: {client.site}/matches/{match['id']}/ "
+              f"({', '.join(s['name'] for s in match['seats'])})")
+    return 0
+
+
+def run_compare(client: SiteClient, args: argparse.Namespace) -> int:
+    bot = named_bot(client, args)
+    body = {"a": args.a, "b": args.b, "max_games": args.max_games, "elo1": args.elo1}
+    comparison = client.post_json(f"/bots/{bot['id']}/comparisons", {k: v for k, v in body.items() if v is not None})
+    if not args.no_wait:
+        from rich.console import Console
+
+        deadline = time.monotonic() + args.timeout
+        with Console(stderr=True).status(f"comparison {comparison['id']}: queued", spinner="dots") as status:
+            while comparison["status"] in ("scheduled", "running"):
+                if time.monotonic() > deadline:
+                    raise SiteError(f"no verdict after {args.timeout:.0f} s")
+                time.sleep(POLL_SECONDS)
+                comparison = client.get(f"/comparisons/{comparison['id']}")
+                games = (comparison["figures"] or {}).get("games", 0)
+                status.update(f"comparison {comparison['id']}: {comparison['status']}, {games} games played")
+    if not emit(args, comparison):
+        verdict = comparison["verdict"] or comparison["error"] or comparison["status"]
+        print(f"comparison {comparison['id']}: {comparison['a']} vs {comparison['b']}: {verdict}")
+    return 0 if comparison["status"] != "failed" else 1
 
 
 def run_download(client: SiteClient, args: argparse.Namespace) -> int:

@@ -53,6 +53,9 @@ class SiteClient:
         suffix = "?" + urllib.parse.urlencode(query) if query else ""
         return json.loads(self._request("GET", path + suffix))
 
+    def post_json(self, path: str, body: dict) -> Any:
+        return json.loads(self._request("POST", path, json.dumps(body).encode(), "application/json"))
+
     def download(self, path: str) -> bytes:
         return self._request("GET", path)
 

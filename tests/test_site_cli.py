@@ -45,8 +45,9 @@ def site(tmp_path_factory):
             ann = User.objects.create_user("ann", password="pw-ann-123")
             print(AccessToken.issue(ann, "laptop", ["read", "submit"])[1])
             print(AccessToken.issue(ann, "reader", ["read"])[1])
+            print(AccessToken.issue(ann, "player", ["read", "play"])[1])
             """).split()
-        running.tokens = {"submit": tokens[0], "read": tokens[1]}
+        running.tokens = {"submit": tokens[0], "read": tokens[1], "play": tokens[2]}
         yield running
 
 
@@ -109,6 +110,12 @@ def test_submit_report_status_ladder_matches_and_a_replay(site, tmp_path) -> Non
     checked = subprocess.run([sys.executable, "-m", "bots_sdk", "replay", "check", str(replay)], cwd=ROOT,
                              capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+    challenged = cli(site, "challenge", "--bot", "Steady", "--opponent", "house:greedy", "--json", token="play")
+    assert challenged.returncode == 0, challenged.stderr
+    assert [s["name"] for s in json.loads(challenged.stdout)["seats"]] == ["Steady", "greedy"]
+    compared = cli(site, "compare", "--bot", "Steady", "v1", "random", "--no-wait", token="play")
+    assert compared.returncode == 0 and "Steady v1 vs random v1: scheduled" in compared.stdout, compared.stderr
 
 
 def test_a_rejected_upload_exits_1_with_its_traceback(site, tmp_path) -> None:

@@ -14,7 +14,7 @@ from django.core.cache import cache
 from django.urls import reverse
 from pytest_django.asserts import assertContains, assertNotContains
 
-from arena.models import AccessToken, Entry, Match, MatchSeat, Rating, Round, Tournament
+from arena.models import AccessToken, Comparison, Entry, Match, MatchSeat, Rating, Round, Tournament
 
 from .site_data import bot, match, user
 
@@ -50,9 +50,12 @@ def world(settings, tmp_path, replay_file) -> SimpleNamespace:
     for seat, (entry, rank) in enumerate(zip(entries, [2, 1])):
         MatchSeat.objects.create(match=final, seat=seat, bot_version=entry.bot_version, entry=entry, rank=rank,
                                  status="ok")
+    version = annie.versions.get()
+    question = Comparison.objects.create(owner=ann, bot=annie, a=version, b=bobby.versions.get(), game="tussie-mussie",
+                                         players=2, max_games=10, elo0=0, elo1=50, alpha=0.05, beta=0.05, seed=1)
     _, ann_token = AccessToken.issue(ann, "laptop", ["read", "submit"])
-    _, bob_token = AccessToken.issue(bob, "ci", ["read"])
-    return SimpleNamespace(ann=ann, bob=bob, annie=annie, bobby=bobby, match=played, cup=cup,
+    _, bob_token = AccessToken.issue(bob, "ci", ["read", "play"])
+    return SimpleNamespace(ann=ann, bob=bob, annie=annie, bobby=bobby, match=played, cup=cup, comparison=question,
                            ann_token=ann_token, bob_token=bob_token)
 
 
@@ -97,16 +100,16 @@ def test_the_openapi_document_is_generated_and_valid(client) -> None:
 
 
 OWNER_ONLY = {"/bots/{bot_id}/versions/{number}/report", "/bots/{bot_id}/versions/{number}/code.zip",
-              "/bots/{bot_id}/logs"}
+              "/bots/{bot_id}/logs", "/bots/{bot_id}/opponents", "/comparisons/{comparison_id}"}
 
 
 def test_every_endpoint_as_the_owner_a_stranger_and_a_visitor(client, world) -> None:
     params = {"game": "tussie-mussie", "bot_id": world.annie.pk, "number": 1, "tournament_id": world.cup.pk,
-              "match_id": world.match.pk}
+              "match_id": world.match.pk, "comparison_id": world.comparison.pk}
     document = client.get(API + "/openapi.json").json()
     gets = [p.removeprefix(API) for p, ops in document["paths"].items() if "get" in ops]
     posts = [p.removeprefix(API) for p, ops in document["paths"].items() if "post" in ops]
-    assert posts == ["/versions"]  # test_submit below
+    assert posts == ["/versions", "/bots/{bot_id}/challenges", "/bots/{bot_id}/comparisons"]  # tested below
     for path in gets:
         url = re.sub(r"\{(\w+)\}", lambda m: str(params[m.group(1)]), path)
         for who, token in (("owner", world.ann_token), ("stranger", world.bob_token), ("visitor", None)):
@@ -203,3 +206,32 @@ def test_submit_needs_the_submit_scope_and_a_live_token(client, world) -> None:
     AccessToken.objects.filter(owner=world.ann).update(revoked=Match.objects.get(pk=check.pk).created)
     revoked = submit(world.ann_token)
     assert revoked.status_code == 401 and "revoked" in revoked.json()["message"]
+
+
+def test_challenges_and_comparisons_need_the_play_scope_and_the_bot(client, world) -> None:
+    _, player = AccessToken.issue(world.ann, "play", ["read", "play"])
+    path = f"/bots/{world.annie.pk}/challenges"
+    body = json.dumps({"opponents": ["house:random"]})
+    without = call(client, path, world.ann_token, method="post", data=body, content_type="application/json")
+    assert without.status_code == 403 and "'play' scope" in without.json()["message"]
+    stranger = call(client, path, world.bob_token, method="post", data=body, content_type="application/json")
+    assert stranger.status_code == 404  # bob has play, but annie is not his
+    offered = call(client, f"/bots/{world.annie.pk}/opponents", player).json()
+    assert "house:random" in [o["key"] for o in offered["opponents"]] and "house greedy" in offered["compare"]
+    started = call(client, path, player, method="post", data=body, content_type="application/json")
+    assert started.status_code == 201, started.content
+    match = Match.objects.get(pk=started.json()["id"])
+    assert not match.rated and [s.bot_version.bot.name for s in match.seats.all()] == ["Annie", "random"]
+    wrong = call(client, path, player, method="post", data=json.dumps({"opponents": ["house:nobody"]}),
+                 content_type="application/json")
+    assert wrong.status_code == 400 and "among those offered" in wrong.json()["message"]
+    asked = call(client, f"/bots/{world.annie.pk}/comparisons", player, method="post",
+                 data=json.dumps({"a": "v1", "b": "greedy", "max_games": 20}), content_type="application/json")
+    assert asked.status_code == 201, asked.content
+    made = asked.json()
+    assert (made["a"], made["b"], made["status"], made["max_games"]) == ("Annie v1", "greedy v1", "scheduled", 20)
+    assert call(client, f"/comparisons/{made['id']}", player).json()["status"] == "scheduled"
+    assert call(client, f"/comparisons/{made['id']}", world.bob_token).status_code == 404
+    unknown = call(client, f"/bots/{world.annie.pk}/comparisons", player, method="post",
+                   data=json.dumps({"a": "v7", "b": "greedy"}), content_type="application/json")
+    assert unknown.status_code == 400 and "house greedy" in unknown.json()["message"]

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Router
+from ninja import Query, Router
 
 from arena.models import Bot, Match
 
 from ..views.bots import recent_matches
 from ..views.common import seats_prefetch
-from ..views.matches import replay_gz
+from ..views.matches import live_since, replay_gz
 from .schemas import MatchDetail, MatchOut
 
 router = Router(tags=["matches"])
@@ -55,3 +55,11 @@ def replay(request, match_id: int):
     response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.replay.json.gz"'
     response["Cache-Control"] = "private, no-store"
     return response
+
+
+@router.get("/matches/{match_id}/live", summary="A running match's public frames from step `from` on (long poll)")
+def live(request, match_id: int, start: int = Query(0, alias="from")):
+    """Waits up to ``PARLOUR_LIVE_WAIT`` seconds for new frames while the match plays; once it is
+    recorded, ``status`` says so and the whole replay is at ``/matches/{id}/replay``."""
+    match = get_object_or_404(Match.objects.only("pk", "status"), pk=match_id)
+    return live_since(match, max(0, start))

@@ -8,7 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import HttpError, Throttled, ValidationError
 
-from . import bots, games, ladders, matches, tournaments
+from . import bots, challenges, games, ladders, matches, tournaments
 from .auth import TokenAuth, TokenThrottle
 
 api = NinjaAPI(title="Parlour API", version="1", urls_namespace="api_v1", auth=TokenAuth(),
@@ -17,7 +17,7 @@ api = NinjaAPI(title="Parlour API", version="1", urls_namespace="api_v1", auth=T
                            "replays. Send a personal access token (the site's **Access tokens** page) as "
                            "`Authorization: Bearer <token>`; without one you see what the site's pages show "
                            "anyone. Every error is a JSON body with a `message`.")
-for module in (games, bots, ladders, tournaments, matches):
+for module in (games, bots, ladders, tournaments, matches, challenges):
     api.add_router("", module.router)
 
 
