@@ -312,3 +312,39 @@ class Comparison(models.Model):
     error = models.TextField(blank=True)
     created = models.DateTimeField(default=timezone.now)
     finished = models.DateTimeField(null=True, blank=True)
+
+
+class Webhook(models.Model):
+    """An owner's URL told what happens to one of their bots (arena.fleet.webhooks): each delivery
+    is a JSON POST signed with HMAC-SHA256 under ``secret`` (kept to sign, shown to the owner only)."""
+
+    CHECKED, FINISHED, FAULTED, RATING, COMPARISON = ("version.checked", "match.finished", "bot.faulted",
+                                                      "rating.changed", "comparison.decided")
+    EVENTS = [(CHECKED, "a version's check: accepted or rejected"), (FINISHED, "a match of the bot finished"),
+              (FAULTED, "the bot faulted in a match"), (RATING, "its rating moved by more than σ"),
+              (COMPARISON, "a comparison of it decided")]
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="webhooks")
+    url = models.URLField(max_length=500)
+    secret = models.CharField(max_length=64)
+    events = models.JSONField(default=list)
+    created = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class WebhookDelivery(models.Model):
+    """One event for one webhook, and how its delivery went (the owner's delivery log)."""
+
+    PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    event = models.CharField(max_length=32)
+    payload = models.JSONField()
+    state = models.CharField(max_length=10, default=PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    last_code = models.PositiveIntegerField(null=True, blank=True)  # the receiver's HTTP status
+    last_error = models.CharField(max_length=300, blank=True)
+    created = models.DateTimeField(default=timezone.now)
+    finished = models.DateTimeField(null=True, blank=True)

@@ -4,7 +4,7 @@ from django.urls import path
 
 from .api import api
 from .views import (access_tokens, accounts, bots, challenges, comparisons, home, ladders, learn, matches, operator, tournaments,
-                    uploads)
+                    uploads, webhooks)
 
 urlpatterns = [
     path("api/v1/", api.urls),
@@ -24,6 +24,8 @@ urlpatterns = [
     path("bots/<int:bot_id>/versions/<int:number>/code.zip", bots.version_download, name="version_download"),
     path("bots/<int:bot_id>/tokens/new/", bots.token_create, name="token_create"),
     path("bots/<int:bot_id>/tokens/<int:token_id>/revoke/", bots.token_revoke, name="token_revoke"),
+    path("bots/<int:bot_id>/webhooks/new/", webhooks.webhook_create, name="webhook_create"),
+    path("bots/<int:bot_id>/webhooks/<int:webhook_id>/delete/", webhooks.webhook_delete, name="webhook_delete"),
     path("operator/", operator.operator_page, name="operator"),
     path("learn/", learn.learn, name="learn"),
     path("learn/guides/<slug:name>/", learn.learn_guide, name="learn_guide"),

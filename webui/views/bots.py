@@ -26,6 +26,7 @@ from arena.road.replay_visibility import bot_log_lines
 from .challenges import challenge_context
 from .common import game_names, match_rows, owned_bot_or_403, owner_only, owns, seats_prefetch
 from .comparisons import compare_choices
+from .webhooks import webhook_context
 
 
 def rating_chart(points: list[tuple[Any, float, float]], width: int = 640, height: int = 200) -> dict | None:
@@ -83,6 +84,7 @@ def bot_page(request, bot_id: int):
         context["tokens"] = list(bot.tokens.order_by("-created"))
         context["log_lines"] = bot_log_lines(bot)  # a seat's lines are its bot's owner's
         context.update(challenge_context(request.user, bot))
+        context.update(webhook_context(bot))
         context["referee_address"] = settings.PARLOUR_PUBLIC_REFEREE
     return render(request, "webui/bot.html", context)
 
