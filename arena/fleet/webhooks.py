@@ -79,6 +79,16 @@ def refused_address(url: str) -> str | None:
     return None
 
 
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, not a new address to POST to (it could point inside the network)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+OPENER = urllib.request.build_opener(NoRedirects)
+
+
 def deliver(delivery_id: int) -> str:
     """One attempt at a delivery (the task); on failure the next attempt is sent with its back-off."""
     delivery = WebhookDelivery.objects.select_related("webhook").get(pk=delivery_id)
@@ -94,7 +104,7 @@ def deliver(delivery_id: int) -> str:
             "X-Parlour-Event": delivery.event, "X-Parlour-Delivery": str(delivery.pk),
             "X-Parlour-Signature": sign(webhook.secret, body)})
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+            with OPENER.open(request, timeout=TIMEOUT) as response:
                 code = response.status
         except urllib.error.HTTPError as exc:
             code, error = exc.code, f"the receiver answered {exc.code}"

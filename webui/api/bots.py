@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db.models import Count, Q
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import File, Form, Router, Schema, Status
 from ninja.errors import HttpError
@@ -17,7 +17,7 @@ from arena.road.replay_visibility import bot_log_lines
 
 from ..forms import UploadForm
 from ..views.bots import check_report, version_archive
-from ..views.common import owns
+from ..views.common import private_bot_or_404
 from ..views.uploads import store_upload, upload_quota, uploads_allowed
 from .auth import caller
 from .schemas import BotDetail, BotOut, Submitted, VersionOut
@@ -42,11 +42,8 @@ def check_matches(bot: Bot) -> dict[int, int]:
 
 def owned(request, bot_id: int) -> Bot:
     """The caller's own bot, read with a token holding ``read``; anybody else's is 404."""
-    who = caller(request)
-    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
-    if not owns(who.user, bot):
-        raise Http404(f"no bot {bot_id} of yours")
-    who.require(AccessToken.READ)
+    bot = private_bot_or_404(request, bot_id)  # the pages' rule (request.user is the token's owner)
+    caller(request).require(AccessToken.READ)
     return bot
 
 

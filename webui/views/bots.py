@@ -24,7 +24,7 @@ from arena.models import ApiToken, Bot, BotVersion, Match, Rating, RatingHistory
 from arena.road.replay_visibility import bot_log_lines
 
 from .challenges import challenge_context
-from .common import game_names, match_rows, owned_bot_or_403, owner_only, owns, seats_prefetch
+from .common import game_names, match_rows, owned_bot_or_403, owner_only, owns, private_bot_or_404, seats_prefetch
 from .comparisons import compare_choices
 from .webhooks import webhook_context
 
@@ -151,7 +151,7 @@ def token_revoke(request, bot_id: int, token_id: int):
 
 @login_required
 def version_report(request, bot_id: int, number: int):
-    bot = owned_bot_or_403(request, bot_id)
+    bot = private_bot_or_404(request, bot_id)
     version = get_object_or_404(BotVersion, bot=bot, number=number)
     return render(request, "webui/report.html", {"bot": bot, "version": version, "report": check_report(version)})
 
@@ -189,7 +189,7 @@ def version_archive(bot: Bot, version: BotVersion) -> bytes:
 @owner_only
 def version_download(request, bot_id: int, number: int):
     """The owner's own uploaded code, as a zip of the files stored for that version."""
-    bot = owned_bot_or_403(request, bot_id)
+    bot = private_bot_or_404(request, bot_id)
     if bot.kind != Bot.UPLOAD:
         raise Http404("only uploaded bots have code here")
     version = get_object_or_404(BotVersion, bot=bot, number=number)
