@@ -105,7 +105,7 @@ class AccessToken(models.Model):
     READ, SUBMIT, PLAY = "read", "submit", "play"
     SCOPES = [(READ, "read: your bots' versions, reports and log lines"),
               (SUBMIT, "submit: upload new versions of your bots"),
-              (PLAY, "play: challenges and comparisons (reserved)")]
+              (PLAY, "play: start challenges and comparisons of your bots")]
     PREFIX = "plt_"  # recognisable in a leaked log or a secret scanner
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="access_tokens")

@@ -133,10 +133,11 @@ def match_recorded(match: Match) -> None:
     """A recorded match's events for the bots that played it: finished, faulted, rating moved."""
     if match.status != Match.FINISHED or match.check_of_id is not None:
         return  # a check's own event is version.checked
+    # one query on every recorded match (most bots have no webhook); the rest only for those that do
+    if not Webhook.objects.filter(bot__versions__seats__match=match).exists():
+        return
     seats = list(match.seats.select_related("bot_version"))
     bots = {s.bot_version.bot_id for s in seats}
-    if not Webhook.objects.filter(bot_id__in=bots).exists():
-        return
     summary = {"match": match.pk, "game": match.game, "variant": match.variant, "rated": match.rated,
                "seats": [{"seat": s.seat, "bot": s.bot_version.bot_id, "version": s.bot_version.number,
                           "status": s.status, "score": s.score, "rank": s.rank} for s in seats]}
