@@ -43,6 +43,16 @@ def card_texts(game_id: str) -> dict[str, dict[str, str]]:
     return dict(game.card_texts) if game else {}
 
 
+def game_variants(game_id: str) -> list[dict]:
+    """A game's variants as plain data (the HTTP API's games): name, player counts, what it is and
+    its rule options, each with its type, default and allowed values; [] for an unknown game."""
+    game = GAMES.get(game_id)
+    if game is None:
+        return []
+    return [{"name": v.name, "player_counts": list(v.player_counts), "doc": v.doc,
+             "options": [o.to_json() for o in v.options]} for v in game.variants.values()]
+
+
 def game_choices() -> list[tuple[str, str]]:
     """For the models' ``game`` fields and the site's forms."""
     return [(g.id, g.name) for g in games()]

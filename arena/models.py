@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 
 from django.conf import settings
@@ -77,6 +78,12 @@ class BotVersion(models.Model):
         return self.bot.owner_id
 
 
+def digest_token(token: str) -> str:
+    """How every token is stored: its SHA-256 (a token holds 256 random bits, so no salt or slow
+    hash is needed; the database never holds a usable token)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 class ApiToken(models.Model):
     """A remote bot's API token, stored hashed; shown once at creation."""
 
@@ -85,14 +92,53 @@ class ApiToken(models.Model):
     created = models.DateTimeField(default=timezone.now)
     revoked = models.DateTimeField(null=True, blank=True)
 
-    @staticmethod
-    def hash(token: str) -> str:
-        return hashlib.sha256(token.encode()).hexdigest()
+    hash = staticmethod(digest_token)
 
     @classmethod
     def issue(cls, bot: Bot) -> tuple[ApiToken, str]:
         token = secrets.token_urlsafe(32)
         return cls.objects.create(bot=bot, token_hash=cls.hash(token)), token
+
+
+class AccessToken(models.Model):
+    """A person's access token to the HTTP API (``/api/v1/``), with scopes; stored hashed like a
+    remote bot's ``ApiToken`` and shown once. A remote bot's token names a seat; this one names its
+    owner, and acts as them within its scopes."""
+
+    READ, SUBMIT, PLAY = "read", "submit", "play"
+    SCOPES = [(READ, "read: your bots' versions, reports and log lines"),
+              (SUBMIT, "submit: upload new versions of your bots"),
+              (PLAY, "play: start challenges and comparisons of your bots")]
+    PREFIX = "plt_"  # recognisable in a leaked log or a secret scanner
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="access_tokens")
+    name = models.CharField(max_length=64)  # the owner's note: "CI", "laptop"
+    token_hash = models.CharField(max_length=64, unique=True)
+    hint = models.CharField(max_length=12)  # the token's first characters, to recognise it in the list
+    scopes = models.JSONField(default=list)
+    created = models.DateTimeField(default=timezone.now)
+    last_used = models.DateTimeField(null=True, blank=True)
+    revoked = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.hint}…)"
+
+    @classmethod
+    def issue(cls, owner, name: str, scopes: list[str]) -> tuple[AccessToken, str]:
+        token = cls.PREFIX + secrets.token_urlsafe(32)
+        made = cls.objects.create(owner=owner, name=name, token_hash=digest_token(token), hint=token[:10],
+                                  scopes=[s for s, _ in cls.SCOPES if s in scopes])
+        return made, token
+
+    @classmethod
+    def holder(cls, token: str) -> AccessToken | None:
+        """The live token ``token`` is, or None (unknown or revoked). Looked up by its hash (the
+        hash of a secret, so the lookup's timing tells nothing of it), then compared in constant time."""
+        digest = digest_token(token)
+        found = cls.objects.select_related("owner").filter(token_hash=digest, revoked=None).first()
+        if found is None or not hmac.compare_digest(found.token_hash, digest) or not found.owner.is_active:
+            return None
+        return found
 
 
 class Tournament(models.Model):
@@ -267,5 +313,41 @@ class Comparison(models.Model):
     verdict = models.CharField(max_length=24, blank=True)
     figures = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
+    created = models.DateTimeField(default=timezone.now)
+    finished = models.DateTimeField(null=True, blank=True)
+
+
+class Webhook(models.Model):
+    """An owner's URL told what happens to one of their bots (arena.fleet.webhooks): each delivery
+    is a JSON POST signed with HMAC-SHA256 under ``secret`` (kept to sign, shown to the owner only)."""
+
+    CHECKED, FINISHED, FAULTED, RATING, COMPARISON = ("version.checked", "match.finished", "bot.faulted",
+                                                      "rating.changed", "comparison.decided")
+    EVENTS = [(CHECKED, "a version's check: accepted or rejected"), (FINISHED, "a match of the bot finished"),
+              (FAULTED, "the bot faulted in a match"), (RATING, "its rating moved by more than σ"),
+              (COMPARISON, "a comparison of it decided")]
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="webhooks")
+    url = models.URLField(max_length=500)
+    secret = models.CharField(max_length=64)
+    events = models.JSONField(default=list)
+    created = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class WebhookDelivery(models.Model):
+    """One event for one webhook, and how its delivery went (the owner's delivery log)."""
+
+    PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    event = models.CharField(max_length=32)
+    payload = models.JSONField()
+    state = models.CharField(max_length=10, default=PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    last_code = models.PositiveIntegerField(null=True, blank=True)  # the receiver's HTTP status
+    last_error = models.CharField(max_length=300, blank=True)
     created = models.DateTimeField(default=timezone.now)
     finished = models.DateTimeField(null=True, blank=True)

@@ -103,6 +103,11 @@ class ArenaEnvironment:
     restore_interval: int = environ.var(10, converter=int, help="seconds between workers' looks for "
                                                                 "unacknowledged tasks past the visibility timeout")
     restore_throttle: int = environ.var(10, converter=int, help="the same look's throttle (kombu's)")
+    webhook_attempts: int = environ.var(5, converter=int, help="attempts to deliver a webhook before it is failed")
+    webhook_first_delay: float = environ.var(30.0, converter=float,
+                                             help="seconds before a failed webhook delivery's first retry (doubling after)")
+    webhook_private_addresses: bool = environ.bool_var(False, help="deliver webhooks to loopback and private "
+                                                                   "addresses too (a test, a one-machine demo)")
     demo_tournaments: bool = environ.bool_var(True, help="`make demo` starts its demo tournaments")
 
     def __attrs_post_init__(self) -> None:

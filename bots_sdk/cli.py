@@ -20,6 +20,7 @@ from referee.replay import ReplayError, Resimulation, build_replay, check_replay
 from referee.timecontrol import DEFAULT_BANK, DEFAULT_MOVE_LIMIT, TimeControl
 
 from .loading import BotSpecError, is_file_bot, parse_bot_spec, split_file_spec
+from . import site_cli
 from .local import play_match
 
 
@@ -124,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     games = commands.add_parser("games", help="list the games, variants and options")
     games.add_argument("--json", action="store_true", help="one JSON object per game instead of the table")
     games.set_defaults(run=run_games)
+
+    site_cli.add_parser(commands)
 
     demo = commands.add_parser("demo", help="a small local tournament of the house bots")
     demo.add_argument("--matches", type=int, default=12, help="matches per game")

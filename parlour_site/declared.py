@@ -11,12 +11,13 @@ import attrs
 from environ._environ_config import CNF_KEY  # where environ-config keeps a variable's name and doc
 
 from arena.settings import ArenaEnvironment
+from bots_sdk.site_settings import SiteClientEnvironment
 from referee.settings import RefereeEnvironment
 from sandbox.settings import SandboxEnvironment
 from webui.settings import WebEnvironment
 
 # every declaration, in the order docs/settings.md lists them
-DECLARATIONS = (RefereeEnvironment, SandboxEnvironment, ArenaEnvironment, WebEnvironment)
+DECLARATIONS = (RefereeEnvironment, SandboxEnvironment, ArenaEnvironment, WebEnvironment, SiteClientEnvironment)
 # the ones whose variables Django settings hold (the platform's processes share the referee's
 # decision cap, join timeout, operator token and seed key; the sandbox's are read by the sandbox)
 DJANGO_DECLARATIONS = (RefereeEnvironment, ArenaEnvironment, WebEnvironment)

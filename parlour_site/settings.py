@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "axes",
+    "ninja",  # the HTTP API (webui/api/): its rendered docs' static files
     "arena",
     "webui",
 ]

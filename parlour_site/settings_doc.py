@@ -26,7 +26,7 @@ docs/settings.md`): edit the declarations, not this file; tests/test_settings.py
 
 Every setting is an environment variable, declared once, with its type, default and one line of doc,
 by the process kind that reads it: `referee/settings.py`, `sandbox/settings.py`, `arena/settings.py`,
-`webui/settings.py` and `bench/settings.py` (classes of [environ-config](https://pypi.org/project/environ-config/)).
+`webui/settings.py`, `bots_sdk/site_settings.py` and `bench/settings.py` (classes of [environ-config](https://pypi.org/project/environ-config/)).
 Code reads a setting only through its declaration: the referee's and the sandbox's code through their
 `environment()` (read when the value is needed), the Django processes through Django settings of the
 same names, which `parlour_site/settings.py` fills from the referee's, the arena's and the web's
@@ -35,12 +35,12 @@ declarations. A test fails when code reads any other variable.
 | process | reads |
 |---|---|
 | the referee (`python -m referee serve`) | the referee's |
-| the SDK and bot processes (`parlour-play`) | none of their own: local play bounds log lines by the referee's `PARLOUR_LOG_LIMIT_KB`; `--sandboxed` reads the sandbox's |
+| the SDK and bot processes (`parlour-play`) | none of their own: local play bounds log lines by the referee's `PARLOUR_LOG_LIMIT_KB`; `--sandboxed` reads the sandbox's; `python -m bots_sdk site` the site client's |
 | the arena's processes (a Celery worker, beat, the `python -m arena` commands) | the arena's; the referee's (they share its decision cap, join timeout, operator token and seed key); a worker, the sandbox's |
 | the web (`python -m webui serve`) | the web's and the arena's; the sandbox's (whether uploads are open, when no worker has said) |
 | the benches (`make bench`) | the benches' |
 
-A secret (`PARLOUR_OPERATOR_TOKEN`, `PARLOUR_SEED_KEY`, `DJANGO_SECRET_KEY`, the password in
+A secret (`PARLOUR_OPERATOR_TOKEN`, `PARLOUR_SEED_KEY`, `PARLOUR_TOKEN`, `DJANGO_SECRET_KEY`, the password in
 `DATABASE_URL`) comes from the environment only, never from the repository (docs/deploy.md).
 """
 

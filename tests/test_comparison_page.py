@@ -64,7 +64,7 @@ def test_only_the_owner_sees_and_asks_for_comparisons(client, owned, monkeypatch
     assert Comparison.objects.count() == 1
 
     client.login(username="eve", password="pw-eve-12345")
-    assert client.get(reverse("comparison", args=[comparison.pk])).status_code == 403
+    assert client.get(reverse("comparison", args=[comparison.pk])).status_code == 404  # as if there were none
 
 
 def test_a_recorded_comparison_plays_to_its_verdict_and_shows_its_figures(client, owned) -> None:

@@ -16,6 +16,7 @@ from django.contrib.auth.forms import UserCreationForm
 
 from arena.competitions.challenges import opponents, variants
 from arena.games import game_choices
+from arena.models import AccessToken
 
 ZIP_TOTAL_LIMIT = 2 * 1024 * 1024
 ZIP_MEMBER_LIMIT = 200
@@ -35,6 +36,12 @@ def clean_bot_name(name: str) -> str:
     if name.lower() in RESERVED or re.fullmatch(r"bot-\d+", name):
         raise forms.ValidationError("that name is reserved")
     return name
+
+
+class AccessTokenForm(forms.Form):
+    name = forms.CharField(max_length=64, help_text="what it is for: \"CI\", \"laptop\"")
+    scopes = forms.MultipleChoiceField(choices=AccessToken.SCOPES, widget=forms.CheckboxSelectMultiple,
+                                       initial=[AccessToken.READ])
 
 
 class RemoteBotForm(forms.Form):

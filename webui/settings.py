@@ -30,6 +30,8 @@ class WebEnvironment:
     upload_limit: int = environ.var(256 * 1024, converter=int, help="bytes of an uploaded bot's file or zip")
     uploads_per_hour: int = environ.var(10, converter=int, help="bot uploads per account per hour")
     challenges_per_hour: int = environ.var(20, converter=int, help="challenges per account per hour")
+    api_rate: str = environ.var("120/min", help="HTTP API requests per access token (per address without one), "
+                                                "as count/period (s, min, h): beyond it the API answers 429")
     live_wait: float = environ.var(2.0, converter=float,
                                    help="seconds a live viewer's long poll waits for the next frames")
     login_failures: int = environ.var(5, converter=int,

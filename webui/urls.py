@@ -2,10 +2,12 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from .views import (accounts, bots, challenges, comparisons, exports, home, ladders, learn, matches, operator,
-                    tournaments, uploads)
+from .api import api
+from .views import (access_tokens, accounts, bots, challenges, comparisons, exports, home, ladders, learn, matches,
+                    operator, tournaments, uploads, webhooks)
 
 urlpatterns = [
+    path("api/v1/", api.urls),
     path("", home.home, name="home"),
     path("ladder/<str:game>/", ladders.ladder, name="ladder"),
     path("ladder/<str:game>/solo/", ladders.solo_scores, name="solo"),
@@ -25,6 +27,8 @@ urlpatterns = [
     path("bots/<int:bot_id>/versions/<int:number>/code.zip", bots.version_download, name="version_download"),
     path("bots/<int:bot_id>/tokens/new/", bots.token_create, name="token_create"),
     path("bots/<int:bot_id>/tokens/<int:token_id>/revoke/", bots.token_revoke, name="token_revoke"),
+    path("bots/<int:bot_id>/webhooks/new/", webhooks.webhook_create, name="webhook_create"),
+    path("bots/<int:bot_id>/webhooks/<int:webhook_id>/delete/", webhooks.webhook_delete, name="webhook_delete"),
     path("operator/", operator.operator_page, name="operator"),
     path("learn/", learn.learn, name="learn"),
     path("learn/guides/<slug:name>/", learn.learn_guide, name="learn_guide"),
@@ -36,6 +40,8 @@ urlpatterns = [
     path("matches/<int:match_id>/live.json", matches.live_json, name="live_json"),
     path("matches/<int:match_id>/replay.json.gz", matches.replay_download, name="replay_download"),
     path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/tokens/", access_tokens.access_tokens, name="access_tokens"),
+    path("accounts/tokens/<int:token_id>/revoke/", access_tokens.access_token_revoke, name="access_token_revoke"),
     path("accounts/login/", auth_views.LoginView.as_view(template_name="webui/login.html"), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

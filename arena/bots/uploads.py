@@ -26,6 +26,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from ..fleet import webhooks
 from ..fleet.enqueue import enqueue_matches
 from ..games import game_info
 from ..models import Bot, BotVersion, Match, MatchSeat
@@ -137,6 +138,7 @@ def after_match(match: Match) -> None:
         if passed:  # the newest active version plays; the older ones retire
             (BotVersion.objects.filter(bot=version.bot, state=BotVersion.ACTIVE, number__lt=version.number)
              .update(state=BotVersion.RETIRED))
+        webhooks.version_checked(version, report)
 
 
 def verdict(match: Match) -> tuple[bool, dict]:

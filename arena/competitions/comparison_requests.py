@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from referee.games.seeding import draw_seed
 
+from ..fleet import webhooks
 from ..fleet.enqueue import enqueue_comparison
 from ..models import Bot, BotVersion, Comparison, Match, MatchSeat
 from . import sequential_comparison as sequential
@@ -74,9 +75,11 @@ def run_recorded(comparison_id: int, player: sequential.PlayBatch | None = None)
     except Exception as exc:  # noqa: BLE001 - recorded on the comparison for its owner to read
         Comparison.objects.filter(pk=record.pk).update(status=Comparison.FAILED, error=str(exc)[:500],
                                                        finished=timezone.now())
+        webhooks.comparison_decided(Comparison.objects.select_related("a__bot", "b__bot").get(pk=record.pk))
         return Comparison.FAILED
     Comparison.objects.filter(pk=record.pk).update(status=Comparison.FINISHED, verdict=done.verdict,
                                                    figures=done.to_json(), finished=timezone.now())
+    webhooks.comparison_decided(Comparison.objects.select_related("a__bot", "b__bot").get(pk=record.pk))
     return Comparison.FINISHED
 
 

@@ -22,6 +22,7 @@ RUN_COMPARISON = "arena.tasks.run_comparison"
 LADDER_TICK = "arena.tasks.ladder_tick"
 REFIT_LADDERS = "arena.tasks.refit_ladders"
 RECONCILE = "arena.tasks.reconcile"
+DELIVER_WEBHOOK = "arena.tasks.deliver_webhook"
 
 app = Celery("parlour")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..competitions.ladder import schedule_ladder_matches
 from ..road.lifecycle import play_once
 from . import heartbeats, worker_upkeep
-from .celery_app import LADDER_TICK, RECONCILE, REFIT_LADDERS, RUN_COMPARISON, RUN_MATCH, app
+from .celery_app import DELIVER_WEBHOOK, LADDER_TICK, RECONCILE, REFIT_LADDERS, RUN_COMPARISON, RUN_MATCH, app
 
 __all__ = ["run_match", "worker_upkeep"]  # worker_upkeep: its signals start each worker's upkeep
 
@@ -47,3 +47,11 @@ def run_comparison(comparison_id: int) -> str:
     from ..competitions.comparison_requests import run_recorded
 
     return run_recorded(comparison_id)
+
+
+@app.task(name=DELIVER_WEBHOOK)
+def deliver_webhook(delivery_id: int) -> str:
+    """One attempt at delivering a webhook event (arena.fleet.webhooks), the next one sent on failure."""
+    from .webhooks import deliver
+
+    return deliver(delivery_id)

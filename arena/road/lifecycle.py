@@ -53,6 +53,7 @@ from ..bots.warm_pool import BotKey, WarmBot, pool_for
 from ..competitions import ladder_editions, tournaments
 from ..competitions.ratings import rate_match
 from ..competitions.stats import forfeit_last
+from ..fleet import webhooks
 from ..fleet.enqueue import enqueue_match_later
 from ..fleet.routing import holder_of
 from ..models import Bot, Match, MatchSeat
@@ -312,9 +313,11 @@ def finish(match_id: int, recorded: Match | None = None) -> None:
 
 
 def after_match(match: Match) -> None:
-    """What a recorded match moves on: its tournament's next round, its upload's verdict."""
+    """What a recorded match moves on: its tournament's next round, its upload's verdict, its
+    bots' webhooks."""
     tournaments.after_match(match)
     uploads.after_match(match)
+    webhooks.match_recorded(match)
 
 
 # ---------------------------------------------------------------------- handed back

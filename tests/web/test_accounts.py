@@ -62,7 +62,7 @@ def test_403_and_404_pages_are_the_sites_own(client) -> None:
     assertContains(missing, "Not found", status_code=404)
     assertContains(missing, 'class="brand"', status_code=404)  # the site's layout
     client.force_login(user("eve"))
-    refused = client.get(reverse("version_report", args=[mine.pk, 1]))
+    refused = client.post(reverse("bot_active", args=[mine.pk]), {"active": "0"})
     assertContains(refused, "Not allowed", status_code=403)
     assertContains(refused, "only the bot&#x27;s owner", status_code=403)
 

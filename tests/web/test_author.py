@@ -112,7 +112,7 @@ def test_the_owner_downloads_the_code_uploaded(client, settings, tmp_path) -> No
     assert sorted(archive.namelist()) == ["main.py", "pkg/helper.py"]
     assert archive.read("main.py") == b"print('main')\n"
     client.force_login(user("eve"))
-    assert client.get(reverse("version_download", args=[b.pk, 1])).status_code == 403
+    assert client.get(reverse("version_download", args=[b.pk, 1])).status_code == 404  # as to the API
 
 
 def test_rejected_uploads_do_not_count_and_the_limit_says_when_it_resets(client, settings) -> None:

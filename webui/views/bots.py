@@ -27,8 +27,9 @@ from arena.models import ApiToken, Bot, BotVersion, Match, MatchSeat, Rating
 from arena.road.replay_visibility import bot_log_lines
 
 from .challenges import challenge_context
-from .common import game_names, match_rows, owned_bot_or_403, owner_only, owns, seats_prefetch
+from .common import game_names, match_rows, owned_bot_or_403, owner_only, owns, private_bot_or_404, seats_prefetch
 from .comparisons import compare_choices
+from .webhooks import webhook_context
 
 
 def rating_chart(points: list[dict[str, Any]], width: int = 640, height: int = 220) -> dict | None:
@@ -118,6 +119,7 @@ def bot_page(request, bot_id: int):
         context["tokens"] = list(bot.tokens.order_by("-created"))
         context["log_lines"] = bot_log_lines(bot)  # a seat's lines are its bot's owner's
         context.update(challenge_context(request.user, bot))
+        context.update(webhook_context(bot))
         context["referee_address"] = settings.PARLOUR_PUBLIC_REFEREE
     return render(request, "webui/bot.html", context)
 
@@ -195,22 +197,28 @@ def token_revoke(request, bot_id: int, token_id: int):
 
 @login_required
 def version_report(request, bot_id: int, number: int):
-    bot = owned_bot_or_403(request, bot_id)
+    bot = private_bot_or_404(request, bot_id)
     version = get_object_or_404(BotVersion, bot=bot, number=number)
+    return render(request, "webui/report.html", {"bot": bot, "version": version, "report": check_report(version)})
+
+
+def check_report(version: BotVersion) -> dict | None:
+    """A version's check report (arena.bots.uploads.verdict), None before its verdict."""
     try:
-        report = json.loads(version.smoke_report) if version.smoke_report else None
+        return json.loads(version.smoke_report) if version.smoke_report else None
     except ValueError:
-        report = {"text": version.smoke_report}
-    return render(request, "webui/report.html", {"bot": bot, "version": version, "report": report})
+        return {"text": version.smoke_report}
 
 
-@owner_only
-def version_download(request, bot_id: int, number: int):
-    """The owner's own uploaded code, as a zip of the files stored for that version."""
-    bot = owned_bot_or_403(request, bot_id)
+def recent_matches(bot: Bot):
+    """A bot's matches, latest first, their seats prefetched (its page's, the API's)."""
+    return seats_prefetch(Match.objects.filter(seats__bot_version__bot=bot).distinct().order_by("-created"))
+
+
+def version_archive(bot: Bot, version: BotVersion) -> bytes:
+    """An uploaded version's stored files as a zip (Http404 when there are none)."""
     if bot.kind != Bot.UPLOAD:
         raise Http404("only uploaded bots have code here")
-    version = get_object_or_404(BotVersion, bot=bot, number=number)
     folder = version_folder(version.bot_id, version.number)
     if not folder.is_dir():
         raise Http404("this version's files are not stored here")
@@ -219,7 +227,19 @@ def version_download(request, bot_id: int, number: int):
         for path in sorted(folder.rglob("*")):
             if path.is_file() and not path.is_symlink():
                 archive.write(path, path.relative_to(folder).as_posix())
-    response = HttpResponse(data.getvalue(), content_type="application/zip")
+    return data.getvalue()
+
+
+
+
+@owner_only
+def version_download(request, bot_id: int, number: int):
+    """The owner's own uploaded code, as a zip of the files stored for that version."""
+    bot = private_bot_or_404(request, bot_id)
+    if bot.kind != Bot.UPLOAD:
+        raise Http404("only uploaded bots have code here")
+    version = get_object_or_404(BotVersion, bot=bot, number=number)
+    response = HttpResponse(version_archive(bot, version), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{bot.name}-v{version.number}.zip"'
     response["Cache-Control"] = "private, no-store"
     return response

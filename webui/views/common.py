@@ -41,6 +41,15 @@ def owned_bot_or_403(request, bot_id: int) -> Bot:
     return bot
 
 
+def private_bot_or_404(request, bot_id: int) -> Bot:
+    """The bot, for reading what only its owner sees (its reports, code, comparisons): anybody
+    else gets 404, as if there were nothing there (the HTTP API answers the same, webui/api/)."""
+    bot = get_object_or_404(Bot, pk=bot_id)
+    if not owns(request.user, bot):
+        raise Http404("no such bot of yours")
+    return bot
+
+
 def owner_only(view):
     """Owner-only views: login required (anonymous visitors go to the login page); the view then
     calls ``owned_bot_or_403``."""

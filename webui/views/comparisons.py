@@ -11,7 +11,7 @@ from arena.bots.house_entrants import house_specs, house_version
 from arena.competitions.comparison_requests import start_comparison
 from arena.models import Bot, BotVersion, Comparison
 
-from .common import game_names, owned_bot_or_403, owner_only
+from .common import game_names, owned_bot_or_403, owner_only, private_bot_or_404
 
 
 def compare_choices(bot: Bot) -> list[tuple[int, str]]:
@@ -43,7 +43,7 @@ def comparison_start(request, bot_id: int):
 @owner_only
 def comparison_page(request, comparison_id: int):
     comparison = get_object_or_404(Comparison.objects.select_related("bot", "a__bot", "b__bot"), pk=comparison_id)
-    owned_bot_or_403(request, comparison.bot_id)
+    private_bot_or_404(request, comparison.bot_id)
     return render(request, "webui/comparison.html", {
         "comparison": comparison, "rows": comparison_rows(comparison.figures),
         "game_name": game_names().get(comparison.game, comparison.game),

@@ -203,6 +203,21 @@ def replay_download(request, match_id: int):
     return response
 
 
+def live_since(match: Match, start: int) -> dict:
+    """A match's public frames from step ``start`` on, waiting up to ``PARLOUR_LIVE_WAIT`` seconds
+    for some while it plays: ``{"status", "first", "frames"}`` (the live page's, the API's)."""
+    first, frames = start, []
+    if match.status in Match.UNRECORDED:
+        try:
+            first, frames, ended = wait_for_frames(match.pk, start, settings.PARLOUR_LIVE_WAIT)
+        except Exception as exc:  # noqa: BLE001 - Redis down: the page keeps asking, the match goes on
+            log.warning("match %s: no live frames (%s)", match.pk, exc)
+            ended = False
+        if ended:
+            match.refresh_from_db(fields=["status"])
+    return {"status": match.status, "first": first, "frames": frames}
+
+
 def live_json(request, match_id: int):
     """A running match's public frames from step ``from`` on (long polling): ``{"status", "first",
     "frames"}``, ``first`` being the step of the first frame returned. Once the match is recorded,
@@ -212,17 +227,6 @@ def live_json(request, match_id: int):
         start = max(0, int(request.GET.get("from", 0)))
     except ValueError:
         raise Http404("from must be a step number") from None
-    first, frames = start, []
-    if match.status in Match.UNRECORDED:
-        wait = settings.PARLOUR_LIVE_WAIT
-        try:
-            first, frames, ended = wait_for_frames(match.pk, start, wait)
-        except Exception as exc:  # noqa: BLE001 - Redis down: the page keeps asking, the match goes on
-            log.warning("match %s: no live frames (%s)", match.pk, exc)
-            ended = False
-        if ended:
-            match.refresh_from_db(fields=["status"])
-    response = JsonResponse({"status": match.status, "first": first, "frames": frames},
-                            json_dumps_params={"separators": (",", ":")})
+    response = JsonResponse(live_since(match, start), json_dumps_params={"separators": (",", ":")})
     response["Cache-Control"] = "no-store"
     return response

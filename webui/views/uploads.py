@@ -25,6 +25,14 @@ def upload_quota(user, per_hour: int) -> str | None:
     return quota_text(recent_uploads(user), per_hour, "uploads")
 
 
+def store_upload(user, form: UploadForm) -> BotVersion:
+    """A valid upload form's version, stored and its check scheduled (arena.bots.uploads): the
+    page's and the HTTP API's one way in. Raises ``UploadError``."""
+    package = form.package
+    return upload_version(user, form.cleaned_data["game"], form.cleaned_data["name"], form.raw,
+                          files=package.files, module=package.module, class_name=package.class_name)
+
+
 @login_required
 def upload(request):
     if not uploads_allowed():
@@ -36,10 +44,8 @@ def upload(request):
         form.is_valid()
         form.add_error(None, limited)
     elif request.method == "POST" and form.is_valid():
-        package = form.package
         try:
-            version = upload_version(request.user, form.cleaned_data["game"], form.cleaned_data["name"], form.raw,
-                                     files=package.files, module=package.module, class_name=package.class_name)
+            version = store_upload(request.user, form)
         except UploadError as exc:
             form.add_error("name", str(exc))
             return render(request, "webui/upload.html", {"form": form}, status=400)
