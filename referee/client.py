@@ -145,17 +145,38 @@ class LocalReferee(RefereeClient):
         token = secrets.token_urlsafe(16)
         self.folder = tempfile.mkdtemp(prefix="parlour-referee-")
         os.chmod(self.folder, 0o755)
+        self._command = (list(extra_args or []), dict(env or {}))
         unix_path = os.path.join(self.folder, "referee.sock")
+        super().__init__(self._spawn(0, unix_path, token), token, unix_path)
+
+    def _spawn(self, port: int, unix_path: str, token: str) -> str:
+        """Start the referee process; its address (``host:port``)."""
+        extra_args, env = self._command
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.1", "--port", "0",
-             "--unix", unix_path, *(extra_args or [])],
+            [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.1", "--port", str(port),
+             "--unix", unix_path, *extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            env=dict(os.environ, **(env or {}), PARLOUR_OPERATOR_TOKEN=token, PARLOUR_EXIT_WITH_PARENT="1"))
+            env=dict(os.environ, **env, PARLOUR_OPERATOR_TOKEN=token, PARLOUR_EXIT_WITH_PARENT="1"))
         line = self.process.stdout.readline()
         if "listening on" not in line:
             self.process.kill()
+            self.process.wait()
             raise RuntimeError(f"the referee did not start: {line!r}")
-        super().__init__(line.split("listening on", 1)[1].split()[0], token, unix_path)
+        return line.split("listening on", 1)[1].split()[0]
+
+    def restart(self) -> subprocess.Popen:
+        """Start it again after it died: the same port, Unix socket and token, so whoever was told
+        its address (a worker's environment) finds it where it was."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        if self.unix_path:
+            try:
+                os.unlink(self.unix_path)  # the dead process's socket file
+            except FileNotFoundError:
+                pass
+        self._spawn(int(self.address.rpartition(":")[2]), self.unix_path or "", self.token)
+        return self.process
 
     def close(self) -> None:
         super().close()
