@@ -15,6 +15,7 @@ import grpc
 
 from parlour.v1 import referee_pb2, referee_pb2_grpc
 from referee import wire
+from referee.plain import describe, is_plain
 
 from .bot import Bot
 from .decision import Decision
@@ -359,12 +360,14 @@ def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decisi
         return referee_pb2.BotMessage(answer=reply)
     # only a legal choice travels as one: anything else is sent as the bot returned it, and the
     # referee words the fault exactly as local play does (an index of -1 is illegal on both paths)
-    if isinstance(choice, int) and not isinstance(choice, bool) and 0 <= choice < len(legal):
+    # exact types only (referee.plain): a dict subclass equal to everything, or whose __eq__
+    # raises, is an illegal answer described by its type, never compared and never repr'd
+    if type(choice) is int and 0 <= choice < len(legal):
         reply.index = choice
-    elif isinstance(choice, dict) and choice in legal:
+    elif type(choice) is dict and is_plain(choice) and choice in legal:
         reply.index = legal.index(choice)
     else:
-        reply.illegal = repr(choice)[:300]
+        reply.illegal = describe(choice)
     return referee_pb2.BotMessage(answer=reply)
 
 

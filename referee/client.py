@@ -8,6 +8,7 @@ gzipped once where the referee built it (see docs/protocol.md, "The operator's r
 """
 from __future__ import annotations
 
+import atexit
 import gzip
 import json
 import os
@@ -137,13 +138,47 @@ class RefereeClient:
         self.channel.close()
 
 
+# A local referee's folder is named with the process that made it and ends with it: removed at
+# close, at this process's exit, or — when it was killed first — by the next process making one
+# (sandbox.temp_folders does the same for the sandbox's sockets: neither package may import the other)
+_FOLDER_PREFIX = "parlour-referee-"
+_made: set[str] = set()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _owned_folder() -> str:
+    for name in os.listdir(tempfile.gettempdir()):
+        pid = name[len(_FOLDER_PREFIX):].partition("-")[0] if name.startswith(_FOLDER_PREFIX) else ""
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(os.path.join(tempfile.gettempdir(), name), ignore_errors=True)
+    if not _made:
+        atexit.register(lambda: [_remove(f) for f in list(_made) if f"-{os.getpid()}-" in os.path.basename(f)])
+    folder = tempfile.mkdtemp(prefix=f"{_FOLDER_PREFIX}{os.getpid()}-")
+    _made.add(folder)
+    return folder
+
+
+def _remove(folder: str) -> None:
+    _made.discard(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 class LocalReferee(RefereeClient):
     """A referee subprocess on a free port and a Unix socket (for sandboxed bots), with a fresh
     operator token; it exits with the process that started it."""
 
     def __init__(self, extra_args: list[str] | None = None, env: dict[str, str] | None = None) -> None:
         token = secrets.token_urlsafe(16)
-        self.folder = tempfile.mkdtemp(prefix="parlour-referee-")
+        self.folder = _owned_folder()
         os.chmod(self.folder, 0o755)
         self._command = (list(extra_args or []), dict(env or {}))
         unix_path = os.path.join(self.folder, "referee.sock")
@@ -185,7 +220,7 @@ class LocalReferee(RefereeClient):
             self.process.wait(5)
         except subprocess.TimeoutExpired:
             self.process.kill()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        _remove(self.folder)
 
     def __enter__(self) -> LocalReferee:
         return self

@@ -38,7 +38,8 @@ class RefereeEnvironment:
     api_tokens: str = environ.var("", help="the hashed-token file of the default verifier of remote bots' API tokens")
     seed_key: bytes | None = environ.var(
         None, converter=_secret, help="the platform's secret for bot seeds and tournament match seeds "
-                                      "(unset: local play's public derivation)")
+                                      "(unset: the platform's commands make one, kept in PARLOUR_HOME/seed_key; "
+                                      "local play uses the public derivation)")
     join_timeout: float = environ.var(30.0, converter=float,
                                       help="seconds for every seat to join before play starts anyway")
     reconnect_grace: float = environ.var(5.0, converter=float,

@@ -50,6 +50,13 @@ def celery_process(kind: str) -> int:
     return 0
 
 
+def seed_key_env() -> dict[str, str]:
+    """The platform's seed key for a referee this process starts (the one-machine default's own,
+    kept in PARLOUR_HOME: parlour_site.settings), so its bot seeds are keyed like the arena's."""
+    key = settings.PARLOUR_SEED_KEY
+    return {"PARLOUR_SEED_KEY": key.decode()} if key else {}
+
+
 @contextmanager
 def shared(**values: str) -> Iterator[None]:
     """Settings a command changes while it runs a private platform (the addresses of its Redis and
@@ -93,7 +100,7 @@ def platform_processes() -> Iterator[Supervisor]:
             use_broker(broker.url)
             # the private referee exits with this process
             referee = LocalReferee(["--token-verifier", "arena.fleet.token_verifier:verify",
-                                    "--presence", "arena.fleet.presence_board:PresenceBoard"])
+                                    "--presence", "arena.fleet.presence_board:PresenceBoard"], env=seed_key_env())
             supervisor.watch(referee.process.pid)
             supervisor.keep("referee", referee.process, referee.restart)  # on its port: the worker finds it
             addresses.enter_context(shared(REFEREE_ADDRESS=referee.address, PARLOUR_REFEREE_SOCKET=referee.unix_path,
