@@ -143,12 +143,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             task = bar.add_task(f"{tournament.name}", total=None)
             while True:
                 for line in supervisor.heal():  # a dead worker, referee or Redis started again, said
-                    bar.console.print(line, markup=False)
+                    bar.console.print(line, markup=False, soft_wrap=True)
                 tournament.refresh_from_db()
                 p = progress(tournament)
                 said = stall.check((p["finished"], p["aborted"]))
                 if said:
-                    bar.console.print(said, markup=False)
+                    bar.console.print(said, markup=False, soft_wrap=True)
                 retried = f", {p['retried']} waiting for the platform" if p["retried"] else ""
                 bar.update(task, completed=p["finished"] + p["aborted"], total=max(p["matches"], 1),
                            description=f"{tournament.name}: round {tournament.round_set.count()}"

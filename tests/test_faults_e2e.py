@@ -299,10 +299,11 @@ def test_with_no_live_worker_tournament_run_says_why_and_ctrl_c_stops_it_cleanly
             run.process.kill()
 
 
-def test_a_worker_and_a_referee_killed_under_tournament_run_are_restarted_and_the_run_says_so(tmp_path) -> None:
+def test_a_worker_referee_and_redis_killed_under_tournament_run_are_restarted_and_the_run_says_so(tmp_path) -> None:
     """`tournament run` on one machine (its own Redis, referee and worker): its worker, then its
-    referee, `kill -9`ed mid-tournament are started again (the referee on its port), the console
-    says so with the signal, and the tournament finishes, each match recorded once."""
+    referee, then its Redis `kill -9`ed mid-tournament are started again (the referee on its port,
+    Redis on its socket with its append-only file), the console says so with the signal, and the
+    tournament finishes, each match recorded once."""
     env = dict(os.environ, PARLOUR_HOME=str(tmp_path), PARLOUR_RETRY_MAX_DELAY="2", PARLOUR_WORKERS="2",
                PARLOUR_HEARTBEAT_TTL="4", PARLOUR_RECONCILE_EVERY="2")
     for name in ("REDIS_URL", "REFEREE_ADDRESS", "DATABASE_URL", "PARLOUR_OPERATOR_TOKEN"):
@@ -331,6 +332,9 @@ def test_a_worker_and_a_referee_killed_under_tournament_run_are_restarted_and_th
         os.kill(child("referee serve"), signal.SIGKILL)
         wait_for(lambda: "the referee stopped (killed by SIGKILL); restarted it" in run.text, 30,
                  "the run saying its referee was restarted")
+        os.kill(child("redis-server"), signal.SIGKILL)
+        wait_for(lambda: "the private Redis stopped (killed by SIGKILL); restarted it" in run.text, 30,
+                 "the run saying its Redis was restarted")
         assert run.finish(180) == 0, run.text[-3000:]
     finally:
         if run.process.poll() is None:
