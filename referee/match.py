@@ -113,10 +113,15 @@ class Match:
         self.on_step: Callable[[], None] | None = None
         self.play_autopilots()
 
-    def add_bot_log(self, seat: int, decision: int, line: str) -> None:
-        """Keep a bot's log line (its own or its captured output) within the seat's budget."""
+    def add_bot_log(self, seat: int, decision: int, line: str, note: bool = False) -> None:
+        """Keep a bot's log line (its own or its captured output) within the seat's budget; a
+        ``note`` of the referee's own (lines dropped, a stream closed) up to twice the budget."""
         used = self.log_bytes[seat]
-        if used > self.log_limit:
+        if used > self.log_limit * (2 if note else 1):
+            return
+        if note:
+            self.log_bytes[seat] = used + len(line) + 1
+            self.bot_logs.append({"seat": seat, "decision": decision, "step": len(self.log), "line": line})
             return
         line = printable(line[:LOG_LINE_LIMIT])[:LOG_LINE_LIMIT]  # no terminal escape reaches a page or terminal
         self.log_bytes[seat] = used + len(line) + 1
