@@ -343,3 +343,34 @@ def test_a_worker_referee_and_redis_killed_under_tournament_run_are_restarted_an
                                        env=env, cwd=ROOT, check=True, capture_output=True, text=True).stdout)
     check_recorded_once(export, 3 * 2)
     check_standings(export, bots)
+
+
+def test_a_worker_outlives_a_redis_outage_and_the_tournament_finishes(platform, tmp_path) -> None:
+    """The operator's Redis down for 4 s mid-tournament (not a quick restart): the worker stays up —
+    kombu's crash on a lost connection (``AttributeError(... 'hostname')``) is guarded against,
+    arena/fleet/kombu_guard.py — reconnects, and the tournament finishes, each match recorded once."""
+    broker = AppendOnlyRedis(tmp_path / "redis")
+    p = platform(redis_url=broker.url, PARLOUR_RETRY_MAX_DELAY="2")
+    run = None
+    try:
+        worker = p.start_worker()
+        bots = ["greedy", "random", "random#2", "random#3"]
+        p.arena("tournament", "create", "tussie-mussie", "--format", "swiss", "--rounds", "2", "--table-size", "2",
+                "--seed", "13", "--bots", ",".join(bots))
+        run = Console([sys.executable, "-m", "arena", "tournament", "run", "1"], p.env)
+        wait_for(lambda: statuses(p).get("finished", 0) >= 1, 60, "a match played")
+        broker.kill()
+        time.sleep(4)  # longer than a quick restart: the worker's first reconnect fails
+        broker.start()
+        wait_for(lambda: redis.Redis(unix_socket_path=str(broker.socket)).keys("parlour:worker:*"), 30,
+                 "the worker's heartbeat back")
+        code = run.finish(120)
+        assert code == 0, f"{run.text[-2000:]}\n{p.worker_logs()}"
+        assert worker.poll() is None, f"the worker died in the outage:\n{p.worker_logs()}"
+        export = json.loads(p.arena("tournament", "standings", "1", "--json").stdout)
+        check_recorded_once(export, 2 * 2)
+        check_standings(export, bots)
+    finally:
+        if run is not None and run.process.poll() is None:
+            run.process.kill()
+        broker.kill()
