@@ -9,6 +9,7 @@
                             [--elo0 E0 --elo1 E1 --alpha A --beta B] [--seed S] [--json]
     python -m arena status [--json]
     python -m arena worker | beat
+    python -m arena health worker
 
 With ``REDIS_URL`` set, tasks go to that Redis and the workers started with ``python -m arena
 worker`` play them. Without it, ``tournament run`` and ``ladder run`` start a private Redis (a real
@@ -65,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     status = commands.add_parser("status", help="matches queued, running, retried, aborted; workers and referees")
     status.add_argument("--json", action="store_true")
     commands.add_parser("worker", help="a Celery worker")
+    health = commands.add_parser("health", help="exit 0 when this host's worker beats (compose's health check)")
+    health.add_argument("service", choices=["worker"])
     from .competitions.sequential_comparison import add_parser as add_compare_parser
 
     add_compare_parser(commands)
@@ -74,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         from .competitions.sequential_comparison import cmd_compare
 
         return cmd_compare(args)
-    setup_django(migrate=args.command not in ("worker", "beat"))  # workers never race a migration
+    setup_django(migrate=args.command not in ("worker", "beat", "health"))  # workers never race a migration
     from .competitions.tournaments import TournamentError
 
     try:
@@ -86,6 +89,12 @@ def main(argv: list[str] | None = None) -> int:
             return run_demo(port=args.port)
         if args.command == "status":
             return cmd_status(args)
+        if args.command == "health":
+            from .fleet.heartbeats import beating_here
+
+            healthy = beating_here()
+            print("a worker beats here" if healthy else "no fresh worker heartbeat from this host")
+            return 0 if healthy else 1
         if args.command == "ladder":
             return cmd_ladder(args) if args.action == "run" else cmd_ladder_show(args)
         from .fleet.processes import celery_process
@@ -94,6 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     except TournamentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: the processes it started are stopped on the way out; no traceback
+        resume = {"tournament": f"; `python -m arena tournament run {getattr(args, 'id', '')}` resumes it",
+                  "ladder": "; the ladder goes on when a `ladder run` or beat runs again"}.get(args.command, "")
+        print(f"\ninterrupted{resume}", file=sys.stderr)
+        return 130
 
 
 def cmd_create(args: argparse.Namespace) -> int:
@@ -118,15 +132,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     tournament = Tournament.objects.get(pk=args.id)
     from .fleet.processes import platform_processes
 
-    with platform_processes():
+    with platform_processes() as supervisor:
         start_tournament(tournament)
         from rich.progress import Progress
 
+        from .fleet.stall import StallWatch
+
+        stall = StallWatch()
         with Progress(transient=not sys.stderr.isatty()) as bar:
             task = bar.add_task(f"{tournament.name}", total=None)
             while True:
+                for line in supervisor.heal():  # a dead worker, referee or Redis started again, said
+                    bar.console.print(line, markup=False, soft_wrap=True)
                 tournament.refresh_from_db()
                 p = progress(tournament)
+                said = stall.check((p["finished"], p["aborted"]))
+                if said:
+                    bar.console.print(said, markup=False, soft_wrap=True)
                 retried = f", {p['retried']} waiting for the platform" if p["retried"] else ""
                 bar.update(task, completed=p["finished"] + p["aborted"], total=max(p["matches"], 1),
                            description=f"{tournament.name}: round {tournament.round_set.count()}"
@@ -220,11 +242,19 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     ensure_house_bots()
     from .fleet.processes import platform_processes
 
-    with platform_processes():
+    from .fleet.stall import StallWatch
+
+    stall = StallWatch()
+    with platform_processes() as supervisor:
         started = Match.objects.exclude(ladder="").count()
         while True:
+            for line in supervisor.heal():  # a dead worker, referee or Redis started again, said
+                print(line, flush=True)
             schedule_ladder_matches()
             played = Match.objects.exclude(ladder="").filter(status=Match.FINISHED).count()
+            said = stall.check(played)
+            if said:
+                print(said, flush=True)
             if args.matches is not None and played - started >= args.matches:
                 return 0
             time.sleep(0.3)

@@ -97,6 +97,8 @@ def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
                   "Press Ctrl-C to stop.", flush=True)
             signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop on SIGTERM as on Ctrl-C
             while all(child.poll() is None for child in children):
+                for line in supervisor.heal():  # a dead worker, referee or Redis started again, said
+                    print(line, flush=True)
                 time.sleep(1.0)
         except KeyboardInterrupt:
             pass

@@ -100,6 +100,9 @@ class ArenaEnvironment:
                                                       "the longest possible match)")
     heartbeat_ttl: float = environ.var(10.0, converter=float,
                                        help="seconds a worker's heartbeat lasts without a new beat")
+    stall_notice: float = environ.var(60.0, converter=float,
+                                      help="seconds without a match finished before `tournament run` / "
+                                           "`ladder run` say why (no live worker, referee unreachable, ...)")
     restore_interval: int = environ.var(10, converter=int, help="seconds between workers' looks for "
                                                                 "unacknowledged tasks past the visibility timeout")
     restore_throttle: int = environ.var(10, converter=int, help="the same look's throttle (kombu's)")

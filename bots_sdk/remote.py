@@ -15,6 +15,8 @@ import grpc
 
 from parlour.v1 import referee_pb2, referee_pb2_grpc
 from referee import wire
+from referee.log_budget import RATE as LOG_RATE, LogBudget
+from referee.plain import describe, is_plain
 
 from .bot import Bot
 from .decision_messages import decision_from_messages
@@ -253,6 +255,7 @@ class SeatPlayer:
         self.options: dict[str, Any] = {}  # the match's options, read once from its start
         self.broken: Exception | None = None  # why the bot could not be built or started
         self.failure, self.details = "", []
+        self.log_budget = LogBudget(LOG_RATE)  # the referee's default: lines dropped here, not the stream
 
     def begin(self, start: referee_pb2.MatchStart) -> None:
         self.start = start
@@ -281,7 +284,7 @@ class SeatPlayer:
             lines = self.bot.take_log_lines()
         if self.capture is not None:
             lines += self.capture.take()
-        return [log_message(decision_id, line) for line in lines]
+        return [log_message(decision_id, line) for line in self.log_budget.within(lines, time.monotonic())]
 
     def end(self, end: referee_pb2.MatchEnd) -> dict[str, Any]:
         """The result; the bot is told (a bot that could not be built raises why)."""
@@ -317,7 +320,7 @@ async def answer_sending_output(call, player: SeatPlayer, decision: referee_pb2.
         done, _ = await asyncio.wait({future}, timeout=OUTPUT_EVERY)
         if done:
             return future.result()
-        for line in capture.take():
+        for line in player.log_budget.within(capture.take(), time.monotonic()):
             await call.write(log_message(decision.decision_id, line))
 
 
@@ -355,12 +358,14 @@ def answer(bot: Bot, start: referee_pb2.MatchStart, decision: referee_pb2.Decisi
     # only a legal choice travels as one: anything else is sent as the bot returned it, and the
     # referee words the fault exactly as local play does (an index of -1 is illegal on both paths)
     reply.note = view.note_text()
-    if isinstance(choice, int) and not isinstance(choice, bool) and 0 <= choice < len(legal):
+    # exact types only (referee.plain): a dict subclass equal to everything, or whose __eq__
+    # raises, is an illegal answer described by its type, never compared and never repr'd
+    if type(choice) is int and 0 <= choice < len(legal):
         reply.index = choice
-    elif isinstance(choice, dict) and choice in legal:
+    elif type(choice) is dict and is_plain(choice) and choice in legal:
         reply.index = legal.index(choice)
     else:
-        reply.illegal = repr(choice)[:300]
+        reply.illegal = describe(choice)
     return referee_pb2.BotMessage(answer=reply)
 
 

@@ -11,6 +11,7 @@ Secrets and the database live outside the repository tree (``PARLOUR_HOME``, def
 """
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from .declared import DJANGO_DECLARATIONS, as_django_settings
 BASE_DIR = Path(__file__).resolve().parent.parent
 # lower-case names: Django takes only the upper-case ones as settings
 declared = [declaration.from_environ() for declaration in DJANGO_DECLARATIONS]
-_, arena, web = declared
+referee, arena, web = declared
 for environment in declared:
     globals().update(as_django_settings(environment))
 arena.home.mkdir(parents=True, exist_ok=True)
@@ -38,6 +39,31 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
+
+
+def _seed_key() -> bytes:
+    """``PARLOUR_SEED_KEY``, else a key made once and kept in ``PARLOUR_HOME/seed_key`` (mode 0600):
+    the one-machine default's tournament and bot seeds are keyed too, never the public derivation
+    anyone could search (the commands pass it to the referee they start: arena.fleet.processes)."""
+    if referee.seed_key:
+        return referee.seed_key
+    path = arena.home / "seed_key"
+    if not path.exists():
+        # written whole under a name of its own, with its mode from the start, then linked into place:
+        # two commands starting at once agree on the first key linked, and never read half of one
+        draft = arena.home / f".seed_key.{os.getpid()}"
+        with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as made:
+            made.write(secrets.token_urlsafe(32))
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
+    return path.read_text().strip().encode()
+
+
+PARLOUR_SEED_KEY = _seed_key()
 DEBUG = web.debug
 ALLOWED_HOSTS = web.allowed_hosts
 
@@ -55,6 +81,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "webui.body_limit.BodyLimit",  # first: an oversized body is refused before anything reads it
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the static files, from the site's own process
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -21,6 +21,7 @@ from . import REFEREE_VERSION, wire
 from .clock import LagQuota, LoopLag
 from .identity import Identity, holder_of
 from .limits import INBOX_LIMIT, is_remote_peer, version_error
+from .log_budget import DROP, FLOOD
 from .presence import Presence, tell
 from .room import Room, Rooms
 from .seats import Close, Outbox, Seat
@@ -131,13 +132,33 @@ class Admission:
         except DecodeError:
             message, kind = None, None
         if kind == "log":
-            room.match.add_bot_log(room.seats.index(seat), message.log.decision_id, message.log.text)
-            return True
+            return self.take_log_line(room, seat, generation, message.log, arrived)
         if seat.inbox.qsize() >= INBOX_LIMIT:  # answers nobody asked for: bounded, then cut off
             seat.close(generation, grpc.StatusCode.RESOURCE_EXHAUSTED,
                        f"more than {INBOX_LIMIT} answers sent that were not asked for")
             return False
         seat.inbox.put_nowait((arrived, lag, message if kind == "answer" else "malformed"))
+        return True
+
+
+    @staticmethod
+    def take_log_line(room: Room, seat: Seat, generation: int, log: referee_pb2.LogLine, now: float) -> bool:
+        """A log line within the seat's rate (referee.log_budget), else dropped; a flood closes the
+        stream (False: nothing more is read from it). The owner reads why in the bot's log."""
+        verdict = seat.log_budget.take(now)
+        if verdict == DROP:
+            return True
+        index = room.seats.index(seat)
+        note = seat.log_budget.dropped_note(now, last=verdict == FLOOD)
+        if note:
+            room.match.add_bot_log(index, log.decision_id, note, note=True)
+        if verdict == FLOOD:
+            reason = seat.log_budget.flood_reason()
+            room.match.add_bot_log(index, log.decision_id, f"[the referee closed this bot's stream: {reason}]",
+                                   note=True)
+            seat.close(generation, grpc.StatusCode.RESOURCE_EXHAUSTED, reason)
+            return False
+        room.match.add_bot_log(index, log.decision_id, log.text)
         return True
 
 

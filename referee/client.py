@@ -8,6 +8,7 @@ gzipped once where the referee built it (see docs/protocol.md, "The operator's r
 """
 from __future__ import annotations
 
+import atexit
 import gzip
 import json
 import os
@@ -137,25 +138,80 @@ class RefereeClient:
         self.channel.close()
 
 
+# A local referee's folder is named with the process that made it and ends with it: removed at
+# close, at this process's exit, or — when it was killed first — by the next process making one
+# (sandbox.temp_folders does the same for the sandbox's sockets: neither package may import the other)
+_FOLDER_PREFIX = "parlour-referee-"
+_made: set[str] = set()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _owned_folder() -> str:
+    for name in os.listdir(tempfile.gettempdir()):
+        pid = name[len(_FOLDER_PREFIX):].partition("-")[0] if name.startswith(_FOLDER_PREFIX) else ""
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(os.path.join(tempfile.gettempdir(), name), ignore_errors=True)
+    if not _made:
+        atexit.register(lambda: [_remove(f) for f in list(_made) if f"-{os.getpid()}-" in os.path.basename(f)])
+    folder = tempfile.mkdtemp(prefix=f"{_FOLDER_PREFIX}{os.getpid()}-")
+    _made.add(folder)
+    return folder
+
+
+def _remove(folder: str) -> None:
+    _made.discard(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 class LocalReferee(RefereeClient):
     """A referee subprocess on a free port and a Unix socket (for sandboxed bots), with a fresh
     operator token; it exits with the process that started it."""
 
     def __init__(self, extra_args: list[str] | None = None, env: dict[str, str] | None = None) -> None:
         token = secrets.token_urlsafe(16)
-        self.folder = tempfile.mkdtemp(prefix="parlour-referee-")
+        self.folder = _owned_folder()
         os.chmod(self.folder, 0o755)
+        self._command = (list(extra_args or []), dict(env or {}))
         unix_path = os.path.join(self.folder, "referee.sock")
+        super().__init__(self._spawn(0, unix_path, token), token, unix_path)
+
+    def _spawn(self, port: int, unix_path: str, token: str) -> str:
+        """Start the referee process; its address (``host:port``)."""
+        extra_args, env = self._command
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.1", "--port", "0",
-             "--unix", unix_path, *(extra_args or [])],
+            [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.1", "--port", str(port),
+             "--unix", unix_path, *extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            env=dict(os.environ, **(env or {}), PARLOUR_OPERATOR_TOKEN=token, PARLOUR_EXIT_WITH_PARENT="1"))
+            env=dict(os.environ, **env, PARLOUR_OPERATOR_TOKEN=token, PARLOUR_EXIT_WITH_PARENT="1"))
         line = self.process.stdout.readline()
         if "listening on" not in line:
             self.process.kill()
+            self.process.wait()
             raise RuntimeError(f"the referee did not start: {line!r}")
-        super().__init__(line.split("listening on", 1)[1].split()[0], token, unix_path)
+        return line.split("listening on", 1)[1].split()[0]
+
+    def restart(self) -> subprocess.Popen:
+        """Start it again after it died: the same port, Unix socket and token, so whoever was told
+        its address (a worker's environment) finds it where it was."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        if self.unix_path:
+            try:
+                os.unlink(self.unix_path)  # the dead process's socket file
+            except FileNotFoundError:
+                pass
+        self._spawn(int(self.address.rpartition(":")[2]), self.unix_path or "", self.token)
+        return self.process
 
     def close(self) -> None:
         super().close()
@@ -164,7 +220,7 @@ class LocalReferee(RefereeClient):
             self.process.wait(5)
         except subprocess.TimeoutExpired:
             self.process.kill()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        _remove(self.folder)
 
     def __enter__(self) -> LocalReferee:
         return self

@@ -22,6 +22,8 @@ from .faults import Fault, FaultPolicy, illegal_reason, timeout_reason
 from .games import GameDescription, GameState, MatchConfig
 from .clock import LagQuota
 from .games.seeding import derive_seed, keyed_seed, stream
+from .log_text import printable
+from .plain import describe, is_plain
 from .timecontrol import SeatClock, TimeControl
 
 # what a seat's log lines (its ``log`` calls and its captured output) may hold in one match
@@ -119,12 +121,17 @@ class Match:
         self.on_step: Callable[[], None] | None = None
         self.play_autopilots()
 
-    def add_bot_log(self, seat: int, decision: int, line: str) -> None:
-        """Keep a bot's log line (its own or its captured output) within the seat's budget."""
+    def add_bot_log(self, seat: int, decision: int, line: str, note: bool = False) -> None:
+        """Keep a bot's log line (its own or its captured output) within the seat's budget; a
+        ``note`` of the referee's own (lines dropped, a stream closed) up to twice the budget."""
         used = self.log_bytes[seat]
-        if used > self.log_limit:
+        if used > self.log_limit * (2 if note else 1):
             return
-        line = line[:LOG_LINE_LIMIT]
+        if note:
+            self.log_bytes[seat] = used + len(line) + 1
+            self.bot_logs.append({"seat": seat, "decision": decision, "step": len(self.log), "line": line})
+            return
+        line = printable(line[:LOG_LINE_LIMIT])[:LOG_LINE_LIMIT]  # no terminal escape reaches a page or terminal
         self.log_bytes[seat] = used + len(line) + 1
         if self.log_bytes[seat] > self.log_limit:
             line = f"[over {self.log_limit} bytes of log lines in this match: the rest is dropped]"
@@ -214,12 +221,13 @@ class Match:
             self.clocks[seat].exhaust()  # the bank is drawn: a silent seat stalls its table once
         if reason is None:
             action = reply.action
-            if reply.returned is None and isinstance(action, int) and not isinstance(action, bool):
+            # exact types only (referee.plain): no subclass's __eq__ or __index__ runs in the comparison
+            if reply.returned is None and type(action) is int:
                 if 0 <= action < len(legal):
                     return legal[action], None
-            elif reply.returned is None and isinstance(action, dict) and action in legal:
+            elif reply.returned is None and type(action) is dict and is_plain(action) and action in legal:
                 return next(a for a in legal if a == action), None
-        returned = reply.returned if reply.returned is not None else repr(reply.action)
+        returned = reply.returned if reply.returned is not None else describe(reply.action)
         if reason is None:
             reason = illegal_reason(returned[:300], len(legal))
         forfeited = self.policy.strike(seat, reason)

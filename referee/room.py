@@ -3,6 +3,7 @@ followers see) and the rooms by match id and by seat token."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,6 +21,12 @@ from .replay import FORMAT, FORMAT_VERSION
 from .seats import Seat
 from .settings import environment
 from .timecontrol import TimeControl
+
+
+def _digest(token: str) -> bytes:
+    """Seat tokens are looked up by their digest: a guess's lookup time says nothing about how much
+    of a real token it shares."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
 
 
 @dataclass
@@ -85,14 +92,14 @@ class Rooms:
     def add(self, room: Room) -> None:
         self.by_id[room.id] = room
         for seat, token in enumerate(room.tokens):
-            self.seat_tokens[token] = (room, seat)
+            self.seat_tokens[_digest(token)] = (room, seat)
 
     def get(self, match_id: str) -> Room | None:
         return self.by_id.get(match_id)
 
     def seat_of(self, token: str) -> tuple[Room, int] | None:
         """The room and seat a seat token names, while its match runs."""
-        return self.seat_tokens.get(token)
+        return self.seat_tokens.get(_digest(token))
 
     def __iter__(self) -> Iterator[Room]:
         return iter(list(self.by_id.values()))
@@ -100,7 +107,7 @@ class Rooms:
     def release_tokens(self, room: Room) -> None:
         """Seat tokens expire with their match."""
         for token in room.tokens:
-            self.seat_tokens.pop(token, None)
+            self.seat_tokens.pop(_digest(token), None)
 
     def forget_old(self) -> None:
         """Finished matches stay available for GetReplay until ``PARLOUR_KEEP_FINISHED`` newer ones finish."""

@@ -17,6 +17,8 @@ from . import wire
 from .clock import LoopLag, Stopwatch
 from .inbox import Deadlines, Inbox
 from .limits import INBOX_LIMIT
+from .log_budget import LogBudget
+from .settings import environment
 
 # what goes to a bot: a message, or a decision kept in parts (serialized by joining them)
 Outgoing = referee_pb2.RefereeMessage | wire.DecisionMessage
@@ -60,6 +62,7 @@ class Seat:
         self.answered: set[int] = set()  # decision ids already settled for this seat
         self.pending: Pending | None = None
         self.closed: str | None = None  # why no stream may attach any more (the seat was forfeited)
+        self.log_budget = LogBudget(environment().log_lines_per_second)  # for the match, across resumes
 
     def attach(self, outbox: Outbox) -> int:
         """Send the seat's messages to ``outbox`` from now on; returns the attachment's generation."""

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import environ
 
+from .log_budget import RATE as LOG_RATE  # the SDK keeps to the same default
 from .presence import Presence, load_presence
 from .tokens import Verifier, load_verifier
 
@@ -38,7 +39,8 @@ class RefereeEnvironment:
     api_tokens: str = environ.var("", help="the hashed-token file of the default verifier of remote bots' API tokens")
     seed_key: bytes | None = environ.var(
         None, converter=_secret, help="the platform's secret for bot seeds and tournament match seeds "
-                                      "(unset: local play's public derivation)")
+                                      "(unset: the platform's commands make one, kept in PARLOUR_HOME/seed_key; "
+                                      "local play uses the public derivation)")
     join_timeout: float = environ.var(30.0, converter=float,
                                       help="seconds for every seat to join before play starts anyway")
     reconnect_grace: float = environ.var(5.0, converter=float,
@@ -55,6 +57,10 @@ class RefereeEnvironment:
     token_recheck: float = environ.var(2.0, converter=float,
                                        help="seconds between checks of a connected remote bot's API token")
     log_limit_kb: int = environ.var(64, converter=int, help="KiB of log lines kept per seat per match")
+    log_lines_per_second: float = environ.var(LOG_RATE, converter=float,
+                                              help="log lines a seat may send a second (a burst of five "
+                                                   "seconds' worth); more are dropped, ten times more cut "
+                                                   "its stream")
     gc_young: int = environ.var(10_000, converter=int, help="net allocations between young-generation "
                                                             "collections in long-running processes (0: CPython's)")
     replay_processes: int = environ.var(0, converter=int,

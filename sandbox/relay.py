@@ -6,18 +6,17 @@ what a sandbox is actually given: ``Play`` for its own seat and nothing else."""
 from __future__ import annotations
 
 import os
-import shutil
 import socket
-import tempfile
 import threading
-from pathlib import Path
+
+from .temp_folders import owned_folder, remove
 
 
 class UnixRelay:
     def __init__(self, target: str) -> None:
         host, _, port = target.rpartition(":")
         self.target = (host.strip("[]"), int(port))
-        self.folder = Path(tempfile.mkdtemp(prefix="parlour-relay-"))
+        self.folder = owned_folder("parlour-relay-")
         os.chmod(self.folder, 0o755)
         self.path = str(self.folder / "referee.sock")
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -57,7 +56,7 @@ class UnixRelay:
 
     def close(self) -> None:
         self.listener.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        remove(self.folder)
 
 
 class RefereeSocket:
@@ -103,7 +102,7 @@ class SeatRelay:
 
         self._grpc, self._pb = grpc, referee_pb2
         self.seat_token = seat_token or ""
-        self.folder = Path(tempfile.mkdtemp(prefix="parlour-seat-"))
+        self.folder = owned_folder("parlour-seat-")
         os.chmod(self.folder, 0o755)
         self.path = str(self.folder / "referee.sock")
         self.channel = grpc.insecure_channel(target)
@@ -171,4 +170,4 @@ class SeatRelay:
     def close(self) -> None:
         self.server.stop(None)
         self.channel.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        remove(self.folder)

@@ -189,6 +189,18 @@ class Deployment:
         redis.Redis.from_url(self.redis_url).flushdb()
 
 
+def test_every_compose_service_restarts_and_checks_its_health() -> None:
+    """Nothing stays down: every service restarts unless an operator stopped it, and has a health
+    check (the worker's: its heartbeat in Redis; the referee's: gRPC health), with a timeout."""
+    for name, service in COMPOSE["services"].items():
+        assert service.get("restart") == "unless-stopped", name
+        check = service.get("healthcheck", {})
+        assert check.get("test", [None])[0] == "CMD" and check.get("interval"), name
+    assert COMPOSE["services"]["worker"]["healthcheck"]["test"][1:] == ["python", "-m", "arena", "health", "worker"]
+    assert "grpc_health" in " ".join(COMPOSE["services"]["referee"]["healthcheck"]["test"])
+    assert not any(s.get("privileged") for n, s in COMPOSE["services"].items() if n != "worker")
+
+
 SETUP = """
 from arena.bots.house_entrants import ensure_house_bots
 from arena.models import ApiToken, Bot, BotVersion
@@ -232,11 +244,13 @@ def test_compose_runs_two_referees_and_two_workers_and_survives_a_referee_killed
     assert made.returncode == 0, made.stderr[-2000:]
     bot_pk, api_token = made.stdout.split()[-2:]
     remote = f"bot-{bot_pk}"
+    assert not d.healthcheck("worker", {}), "no worker beats yet: the worker's health check fails"
     workers = [d.start(f"worker-{n}", "worker", {}, PARLOUR_WORKER_REFEREE=rid) for n, rid in enumerate(referee_ids, 1)]
     # beat starts once both workers beat, so the remote bot's first ladder match finds its
     # referee's queue served (before, arena.fleet.routing would send it to the default queue)
     wait_for(lambda: {q for w in alive_workers().values() for q in w.get("queues", [])} >=
              {"referee.referee-1", "referee.referee-2"}, 30, "both workers' heartbeats", 0.2)
+    assert d.healthcheck("worker", {}), "a worker beating here is healthy"
     phase("workers beating")
     d.start("beat", "beat", {})
     far = subprocess.Popen([sys.executable, "-m", "bots_sdk", "serve-remote", "random", "--referee",

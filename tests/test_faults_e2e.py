@@ -8,11 +8,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import redis
 
 from arena.fleet.broker import answers, redis_server_command
 from referee_process import ROOT
@@ -97,6 +99,8 @@ def test_a_swiss_survives_its_referee_down_for_20_s_and_a_redis_restart(platform
                  "the next round, paired once the referee is back")
         broker.kill()  # the Redis restarted mid-tournament
         broker.start()
+        wait_for(lambda: redis.Redis(unix_socket_path=str(broker.socket)).keys("parlour:worker:*"), 30,
+                 "the worker's heartbeat back in the restarted Redis")
         try:
             out, err = runner.communicate(timeout=240)
         except subprocess.TimeoutExpired:
@@ -109,6 +113,7 @@ def test_a_swiss_survives_its_referee_down_for_20_s_and_a_redis_restart(platform
         check_recorded_once(export, 3 * 4)  # 8 entrants at tables of 2, three rounds: none aborted
         check_standings(export, bots)
         assert sum(m["failures"] for m in export["matches"]) >= retried
+        assert p.workers[0].poll() is None, "the worker outlived the Redis restart (reconnected)"
     finally:
         if runner is not None and runner.poll() is None:  # a run that timed out must not outlive the test
             runner.kill()
@@ -248,3 +253,124 @@ def test_the_sandboxes_of_a_killed_worker_are_reaped_when_a_worker_starts(platfo
     finally:
         runner.kill()
         runner.wait()
+
+
+class Console:
+    """A command's console (stdout and stderr, merged), read as it is written."""
+
+    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True)
+        self.lines: list[str] = []
+        self.reader = threading.Thread(target=lambda: self.lines.extend(self.process.stdout), daemon=True)
+        self.reader.start()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def finish(self, timeout: float) -> int:
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            pytest.fail(f"the command did not end:\n{self.text[-3000:]}")
+        self.reader.join(5)
+        return self.process.returncode
+
+
+def test_with_no_live_worker_tournament_run_says_why_and_ctrl_c_stops_it_cleanly(platform) -> None:
+    """An operator's Redis and referee but no worker: `tournament run` does not wait silently, it
+    says no worker is alive; Ctrl-C then stops it with no traceback."""
+    p = platform(PARLOUR_STALL_NOTICE="1.5")
+    p.arena("tournament", "create", "tussie-mussie", "--format", "round-robin", "--table-size", "2",
+            "--seed", "3", "--bots", "random,greedy")
+    run = Console([sys.executable, "-m", "arena", "tournament", "run", "1"], p.env)
+    try:
+        wait_for(lambda: "no live worker" in run.text, 30, "the run saying why nothing is played")
+        assert "no match finished for" in run.text
+        run.process.send_signal(signal.SIGINT)
+        assert run.finish(30) == 130
+        assert "Traceback" not in run.text, run.text[-3000:]
+        assert "`python -m arena tournament run 1` resumes it" in run.text
+    finally:
+        if run.process.poll() is None:
+            run.process.kill()
+
+
+def test_a_worker_referee_and_redis_killed_under_tournament_run_are_restarted_and_the_run_says_so(tmp_path) -> None:
+    """`tournament run` on one machine (its own Redis, referee and worker): its worker, then its
+    referee, then its Redis `kill -9`ed mid-tournament are started again (the referee on its port,
+    Redis on its socket with its append-only file), the console says so with the signal, and the
+    tournament finishes, each match recorded once."""
+    env = dict(os.environ, PARLOUR_HOME=str(tmp_path), PARLOUR_RETRY_MAX_DELAY="2", PARLOUR_WORKERS="2",
+               PARLOUR_HEARTBEAT_TTL="4", PARLOUR_RECONCILE_EVERY="2")
+    for name in ("REDIS_URL", "REFEREE_ADDRESS", "DATABASE_URL", "PARLOUR_OPERATOR_TOKEN"):
+        env.pop(name, None)
+    bots = ["greedy", "random", "random#2", "random#3"]
+    subprocess.run([sys.executable, "-m", "arena", "tournament", "create", "tussie-mussie", "--format", "swiss",
+                    "--rounds", "3", "--table-size", "2", "--seed", "5", "--bots", ",".join(bots)],
+                   env=env, cwd=ROOT, check=True, capture_output=True, timeout=120)
+    run = Console([sys.executable, "-m", "arena", "tournament", "run", "1"], env)
+    p = Platform.__new__(Platform)
+    p.home = tmp_path
+    try:
+        wait_for(lambda: database_rows(p, "SELECT COUNT(*) FROM arena_match WHERE status='finished'")[0][0] >= 1,
+                 90, "a match played")
+        def child(command: str) -> int:
+            """The run's own child running ``command`` (not a pool process, not a bot)."""
+            found = [pid for pid in descendants(run.process.pid)
+                     if command in Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+                     and Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1] == str(run.process.pid)]
+            assert len(found) == 1, found
+            return found[0]
+
+        os.kill(child("arena worker"), signal.SIGKILL)
+        wait_for(lambda: "the worker stopped (killed by SIGKILL); restarted it" in run.text, 30,
+                 "the run saying its worker was restarted")
+        os.kill(child("referee serve"), signal.SIGKILL)
+        wait_for(lambda: "the referee stopped (killed by SIGKILL); restarted it" in run.text, 30,
+                 "the run saying its referee was restarted")
+        os.kill(child("redis-server"), signal.SIGKILL)
+        wait_for(lambda: "the private Redis stopped (killed by SIGKILL); restarted it" in run.text, 30,
+                 "the run saying its Redis was restarted")
+        assert run.finish(180) == 0, run.text[-3000:]
+    finally:
+        if run.process.poll() is None:
+            run.process.kill()
+    export = json.loads(subprocess.run([sys.executable, "-m", "arena", "tournament", "standings", "1", "--json"],
+                                       env=env, cwd=ROOT, check=True, capture_output=True, text=True).stdout)
+    check_recorded_once(export, 3 * 2)
+    check_standings(export, bots)
+
+
+def test_a_worker_outlives_a_redis_outage_and_the_tournament_finishes(platform, tmp_path) -> None:
+    """The operator's Redis down for 4 s mid-tournament (not a quick restart): the worker stays up —
+    kombu's crash on a lost connection (``AttributeError(... 'hostname')``) is guarded against,
+    arena/fleet/kombu_guard.py — reconnects, and the tournament finishes, each match recorded once."""
+    broker = AppendOnlyRedis(tmp_path / "redis")
+    p = platform(redis_url=broker.url, PARLOUR_RETRY_MAX_DELAY="2")
+    run = None
+    try:
+        worker = p.start_worker()
+        bots = ["greedy", "random", "random#2", "random#3"]
+        p.arena("tournament", "create", "tussie-mussie", "--format", "swiss", "--rounds", "2", "--table-size", "2",
+                "--seed", "13", "--bots", ",".join(bots))
+        run = Console([sys.executable, "-m", "arena", "tournament", "run", "1"], p.env)
+        wait_for(lambda: statuses(p).get("finished", 0) >= 1, 60, "a match played")
+        broker.kill()
+        time.sleep(4)  # longer than a quick restart: the worker's first reconnect fails
+        broker.start()
+        wait_for(lambda: redis.Redis(unix_socket_path=str(broker.socket)).keys("parlour:worker:*"), 30,
+                 "the worker's heartbeat back")
+        code = run.finish(120)
+        assert code == 0, f"{run.text[-2000:]}\n{p.worker_logs()}"
+        assert worker.poll() is None, f"the worker died in the outage:\n{p.worker_logs()}"
+        export = json.loads(p.arena("tournament", "standings", "1", "--json").stdout)
+        check_recorded_once(export, 2 * 2)
+        check_standings(export, bots)
+    finally:
+        if run is not None and run.process.poll() is None:
+            run.process.kill()
+        broker.kill()

@@ -429,3 +429,60 @@ def test_a_killed_referee_leaves_no_replay_process_behind(tmp_path) -> None:
         assert not left, f"replay processes outlived their referee: {left}"
     finally:
         own.close()
+
+
+# ---------------------------------------------------------------------- log lines
+def test_a_log_flood_is_cut_at_its_limit_and_the_other_seat_keeps_its_think_times(referee) -> None:
+    """A bot sends log lines as fast as gRPC carries them: past the burst they are dropped as they
+    arrive, and at ten times the rate within a second its stream is closed (RESOURCE_EXHAUSTED,
+    saying why). Its owner reads both in its log; it resumes and plays on; the other seat's think
+    times stay those of an instant bot."""
+    created = referee.create("tussie-mussie", 2, seed=23)
+    other = bot_process(referee.address, created.seat_tokens[1])
+    line = referee_pb2.BotMessage(log=referee_pb2.LogLine(protocol_version=PV, decision_id=0,
+                                                          text="spam " * 20)).SerializeToString()
+    sent = [0]
+
+    def requests():
+        yield hello(created.seat_tokens[0])
+        while sent[0] < 200_000:
+            sent[0] += 1
+            yield line
+
+    channel, call = play_stream(referee.address)
+    began = time.monotonic()
+    with pytest.raises(grpc.RpcError) as cut:
+        for _ in call(requests(), timeout=30):
+            pass
+    channel.close()
+    assert cut.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, cut.value
+    assert "log flood" in cut.value.details()
+    assert time.monotonic() - began < 10 and sent[0] < 200_000, "cut, not read to the end"
+    seat = RawSeat(referee.address, created.seat_tokens[0])  # the bot comes back and plays on
+    answer_all(seat)
+    seat.close()
+    assert other.wait(60) == 0
+    replay = referee.replay(created.match_id)
+    mine = [entry["line"] for entry in replay["bot_logs"] if entry["seat"] == 0]
+    spam = [text for text in mine if text.startswith("spam")]
+    assert 0 < len(spam) <= 5 * 100 + 50, len(spam)  # the burst (five seconds of 100 a second), no more
+    assert any(text.startswith("[") and "log lines dropped: more than 100 a second" in text for text in mine), mine[-3:]
+    assert any("the referee closed this bot's stream: log flood" in text for text in mine), mine[-3:]
+    thinks = sorted(step["think_ms"] for step in replay["log"] if step["seat"] == 1 and step.get("source") == "bot")
+    assert thinks and thinks[int(len(thinks) * 0.95)] < 250, thinks[-5:]
+
+
+def test_a_chatty_sdk_bot_loses_lines_not_its_stream(referee) -> None:
+    """The Python SDK keeps to the log rate before sending: a bot logging 3,000 lines a decision
+    plays its match to the end (no stream cut, no strike), its log saying how many were dropped."""
+    created = referee.create("tussie-mussie", 2, seed=29)
+    chatty = bot_process(referee.address, created.seat_tokens[0],
+                         spec=str(Path(__file__).parent / "bots" / "chatty_bot.py:ChattyBot"))
+    other = bot_process(referee.address, created.seat_tokens[1])
+    assert chatty.wait(60) == 0 and other.wait(60) == 0
+    assert json.loads(other.stdout.read())["statuses"] == ["ok", "ok"]
+    replay = referee.replay(created.match_id)
+    mine = [entry["line"] for entry in replay["bot_logs"] if entry["seat"] == 0]
+    assert any("log lines dropped: more than 100 a second" in text for text in mine)
+    assert not any("closed this bot's stream" in text for text in mine)
+    assert not [step for step in replay["log"] if step["seat"] == 0 and step.get("fault")], "no strike"

@@ -57,15 +57,33 @@ class PrivateRedis:
         if answers(self.folder / "redis.sock"):
             self.folder, self.temporary = home / f"broker-{os.getpid()}", True
         self.folder.mkdir(parents=True, exist_ok=True)
-        socket = self.folder / "redis.sock"
-        socket.unlink(missing_ok=True)  # left by a killed run
-        self.process = supervisor.start(redis_server_command(self.folder, socket), stdout=subprocess.DEVNULL)
+        self.socket = self.folder / "redis.sock"
+        self.process = supervisor.start(self.command(), stdout=subprocess.DEVNULL)
+        self.wait()
+        self.url = f"redis+socket://{self.socket}"
+        supervisor.keep("private Redis", self.process, self.restart)
+
+    def command(self) -> list[str]:
+        self.socket.unlink(missing_ok=True)  # left by a killed run
+        return redis_server_command(self.folder, self.socket)
+
+    def wait(self) -> None:
         deadline = time.monotonic() + 30
-        while not answers(socket):
+        while not answers(self.socket):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the private Redis did not start (see {self.folder / 'redis.log'})")
             time.sleep(0.05)
-        self.url = f"redis+socket://{socket}"
+
+    def restart(self) -> subprocess.Popen:
+        """Started again after it died, on the same socket, with the queue its append-only file kept."""
+        self.process = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, process_group=0)
+        try:
+            self.wait()
+        except RuntimeError:
+            self.process.kill()  # tried again later, by a process of its own
+            self.process.wait()
+            raise
+        return self.process
 
     def close(self) -> None:
         if self.process.poll() is None:

@@ -12,6 +12,7 @@ from celery import Celery
 from django.conf import settings
 
 from ..road.time_limits import visibility_timeout
+from . import kombu_guard
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour_site.settings")
 
@@ -24,6 +25,7 @@ REFIT_LADDERS = "arena.tasks.refit_ladders"
 RECONCILE = "arena.tasks.reconcile"
 DELIVER_WEBHOOK = "arena.tasks.deliver_webhook"
 
+kombu_guard.install()  # a worker that loses Redis for a while reconnects instead of crashing
 app = Celery("parlour")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.beat_schedule = {

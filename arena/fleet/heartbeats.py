@@ -90,6 +90,15 @@ def alive_workers() -> dict[str, dict[str, Any]]:
     return found
 
 
+def beating_here(host: str | None = None) -> bool:
+    """Whether a worker on this host (a worker container) beats: its heartbeat unexpired and written
+    within ``PARLOUR_HEARTBEAT_TTL`` s. A wedged worker stops beating: its container's health check."""
+    host = host or socket.gethostname()
+    now = time.time()
+    return any(info.get("host") == host and now - info.get("seen", 0) <= settings.PARLOUR_HEARTBEAT_TTL
+               for info in alive_workers().values())
+
+
 def holder_alive(worker: str, workers: dict[str, dict[str, Any]]) -> bool:
     """Whether the process named by ``identity`` is one a live worker vouches for."""
     node, _, pid = worker.rpartition("/")

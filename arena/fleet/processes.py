@@ -1,12 +1,15 @@
 """The platform's processes on one machine: a Celery worker or beat, and — with no ``REDIS_URL`` —
 a private Redis, a referee and a worker for as long as a command runs (``tournament run``,
-``ladder run``, ``demo``), supervised: they die with the command, even killed (arena.fleet.supervise)."""
+``ladder run``, ``demo``), supervised: they die with the command, even killed, and are restarted when they die before it
+(arena.fleet.supervise: the command calls ``heal()`` as it waits)."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 from contextlib import ExitStack, contextmanager
 from typing import Iterator
 
@@ -45,6 +48,13 @@ def celery_process(kind: str) -> int:
     else:
         app.start(["beat", "--loglevel=INFO", "--schedule", str(settings.PARLOUR_HOME / "celerybeat-schedule")])
     return 0
+
+
+def seed_key_env() -> dict[str, str]:
+    """The platform's seed key for a referee this process starts (the one-machine default's own,
+    kept in PARLOUR_HOME: parlour_site.settings), so its bot seeds are keyed like the arena's."""
+    key = settings.PARLOUR_SEED_KEY
+    return {"PARLOUR_SEED_KEY": key.decode()} if key else {}
 
 
 @contextmanager
@@ -90,17 +100,26 @@ def platform_processes() -> Iterator[Supervisor]:
             use_broker(broker.url)
             # the private referee exits with this process
             referee = LocalReferee(["--token-verifier", "arena.fleet.token_verifier:verify",
-                                    "--presence", "arena.fleet.presence_board:PresenceBoard"])
+                                    "--presence", "arena.fleet.presence_board:PresenceBoard"], env=seed_key_env())
             supervisor.watch(referee.process.pid)
+            supervisor.keep("referee", referee.process, referee.restart)  # on its port: the worker finds it
             addresses.enter_context(shared(REFEREE_ADDRESS=referee.address, PARLOUR_REFEREE_SOCKET=referee.unix_path,
                                            PARLOUR_OPERATOR_TOKEN=referee.token))
-            supervisor.start([sys.executable, "-m", "arena", "worker"], env=dict(os.environ),
+            # kept alive: killed, or ended by its broker library when Redis restarts (kombu's
+            # "Unrecoverable error: AttributeError(... 'hostname')"), it is started again
+            supervisor.start([sys.executable, "-m", "arena", "worker"], keep="worker", env=dict(os.environ),
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             yield supervisor
     finally:
-        supervisor.stop_after(broker.process if broker else None)  # the worker and the caller's, first
-        if referee is not None:
-            referee.close()
-        if broker is not None:
-            broker.close()
-        supervisor.close()
+        main = threading.current_thread() is threading.main_thread()
+        before = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None  # a second Ctrl-C must
+        try:                                                                    # not cut the stopping short
+            supervisor.stop_after(broker.process if broker else None)  # the worker and the caller's, first
+            if referee is not None:
+                referee.close()
+            if broker is not None:
+                broker.close()
+            supervisor.close()
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, before)

@@ -174,8 +174,10 @@ def referee() -> RefereeClient:
             _referee = RefereeClient(settings.REFEREE_ADDRESS, settings.PARLOUR_OPERATOR_TOKEN,
                                      settings.PARLOUR_REFEREE_SOCKET or None)
         else:
+            from ..fleet.processes import seed_key_env
+
             _referee = LocalReferee(["--token-verifier", "arena.fleet.token_verifier:verify",
-                                     "--presence", "arena.fleet.presence_board:PresenceBoard"])
+                                     "--presence", "arena.fleet.presence_board:PresenceBoard"], env=seed_key_env())
             atexit.register(_referee.close)
     return _referee
 
