@@ -209,3 +209,15 @@ def play_slots(stream: RawSeats, slots: set[int], reply: Reply = first_legal
         if replies:
             stream.send(replies)
     return received, batches
+
+
+_DEFAULT_SIGINT = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                   "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+
+
+def as_from_a_terminal(command: list[str]) -> list[str]:
+    """A Python command started as from a terminal, Ctrl-C's signal at its default: a test run
+    started in the background (`make test &`) has SIGINT ignored, and its children would inherit it
+    (Python then never raises KeyboardInterrupt), so a test of Ctrl-C would wait for nothing."""
+    assert command[0] == sys.executable, command
+    return [sys.executable, "-c", _DEFAULT_SIGINT, *command[1:]]

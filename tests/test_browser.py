@@ -16,7 +16,7 @@ import pytest
 
 from referee.replay import decode_frames
 from browser_site import CHROMIUM, chromium, free_port, wait_until
-from referee_process import ROOT
+from referee_process import ROOT, as_from_a_terminal
 
 ARTIFACTS = ROOT / "test-artifacts"
 BOT = '''
@@ -47,7 +47,7 @@ def site(tmp_path_factory):
                PARLOUR_LADDER_GAMES="tussie-mussie", PARLOUR_LADDER_EVERY="2", PARLOUR_LADDER_OPEN="2")
     env.pop("REDIS_URL", None)
     env.pop("DATABASE_URL", None)
-    demo = subprocess.Popen([sys.executable, "-m", "arena", "demo", "--port", str(port)], env=env, cwd=ROOT,
+    demo = subprocess.Popen(as_from_a_terminal([sys.executable, "-m", "arena", "demo", "--port", str(port)]), env=env, cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     lines = []
     deadline = time.monotonic() + 120

@@ -17,7 +17,7 @@ import pytest
 import redis
 
 from arena.fleet.broker import answers, redis_server_command
-from referee_process import ROOT
+from referee_process import ROOT, as_from_a_terminal
 from test_arena_e2e import Platform, check_recorded_once, database_rows, hand_standings, register_bot, wait_for
 
 
@@ -259,7 +259,7 @@ class Console:
     """A command's console (stdout and stderr, merged), read as it is written."""
 
     def __init__(self, command: list[str], env: dict[str, str]) -> None:
-        self.process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.PIPE,
+        self.process = subprocess.Popen(as_from_a_terminal(command), env=env, cwd=ROOT, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
         self.lines: list[str] = []
         self.reader = threading.Thread(target=lambda: self.lines.extend(self.process.stdout), daemon=True)
