@@ -177,7 +177,9 @@ class ChallengeForm(forms.Form):
     """A challenge from a bot's page: a variant of its game and the opponents (arena.competitions.challenges)."""
 
     variant = forms.ChoiceField(label="Variant")
-    opponents = forms.MultipleChoiceField(label="Opponents", widget=forms.SelectMultiple(attrs={"size": 6}))
+    # not required: a solo variant is played with none (the count is checked against the variant)
+    opponents = forms.MultipleChoiceField(label="Opponents", required=False,
+                                          widget=forms.SelectMultiple(attrs={"size": 6}))
 
     def __init__(self, user, bot, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -51,6 +51,17 @@ def latest_active(bots) -> list[BotVersion]:
     return sorted(latest.values(), key=lambda v: (v.bot.owner_id is None, v.bot.name.lower()))
 
 
+def seats_wanted(variant: str, counts: tuple[int, ...]) -> str:
+    """Why a number of opponents does not fit the variant, and what would."""
+    if tuple(counts) == (1,):
+        return f"the {variant} variant is played alone: pick no opponent"
+    wanted = [c - 1 for c in counts if c > 1]
+    span = f"{wanted[0]}" if len(wanted) == 1 else f"{wanted[0]} to {wanted[-1]}" \
+        if wanted == list(range(wanted[0], wanted[-1] + 1)) else ", ".join(map(str, wanted))
+    return f"the {variant} variant seats {', '.join(map(str, counts))} players: pick {span} " \
+           f"opponent{'' if wanted == [1] else 's'}"
+
+
 def opponents(user, bot: Bot) -> list[Opponent]:
     """Whom ``bot`` may be challenged against."""
     most = max(count for _, counts in variants(bot.game) for count in counts) - 1
@@ -81,8 +92,7 @@ def start_challenge(user, bot: Bot, picks: list[str], variant: str) -> Match:
     if counts is None:
         raise ChallengeError(f"{bot.game} has no variant {variant!r}")
     if len(picks) + 1 not in counts:
-        raise ChallengeError(f"the {variant} variant seats {', '.join(map(str, counts))} players: "
-                             f"pick {' or '.join(str(c - 1) for c in counts)} opponent(s)")
+        raise ChallengeError(seats_wanted(variant, counts))
     allowed = {o.key for o in opponents(user, bot)}
     if len(set(picks)) != len(picks) or not set(picks) <= allowed:
         raise ChallengeError("pick each opponent once, among those offered")

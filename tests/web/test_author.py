@@ -155,7 +155,7 @@ def test_a_challenge_is_an_unrated_match_played_at_once(client, settings, django
         assert enqueue.call_args.args == ([challenge.pk],)
         # an opponent in the one-seat solo variant: refused, with why
         refused = client.post(url, {"variant": "solo", "opponents": ["house:random"]}, follow=True)
-        assertContains(refused, "the solo variant seats 1 players")
+        assertContains(refused, "the solo variant is played alone: pick no opponent")
         assert Match.objects.filter(key__startswith="challenge/").count() == 1
         client.post(url, {"variant": "standard", "opponents": ["house:greedy"]})
         limited = client.post(url, {"variant": "standard", "opponents": ["house:random"]}, follow=True)
