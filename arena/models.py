@@ -293,7 +293,7 @@ class Comparison(models.Model):
     (arena.competitions.sequential_comparison); ``figures`` holds the driver's figures, updated after
     every batch."""
 
-    SCHEDULED, RUNNING, FINISHED, FAILED = "scheduled", "running", "finished", "failed"
+    SCHEDULED, RUNNING, FINISHED, FAILED, CANCELLED = "scheduled", "running", "finished", "failed", "cancelled"
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="comparisons")
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="comparisons")  # asked from its page

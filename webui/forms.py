@@ -23,6 +23,8 @@ ZIP_MEMBER_LIMIT = 200
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}$")
 RESERVED = {"random", "greedy", "mcts"}  # house bots are entered by these names
 SDK_BASES = {"Bot", "RandomBot"}
+MAX_ELO1 = 1000.0  # a difference beyond is a rout: a few games show it
+MAX_COMPARISON_GAMES = 20_000  # ~ a day of one worker's games: more is a mistake, not a question
 
 
 class SignUpForm(UserCreationForm):
@@ -186,3 +188,37 @@ class ChallengeForm(forms.Form):
         self.fields["variant"].choices = [(name, f"{name} ({', '.join(map(str, counts))} players)")
                                           for name, counts in variants(bot.game)]
         self.fields["opponents"].choices = [(o.key, o.label) for o in opponents(user, bot)]
+
+
+class ComparisonForm(forms.Form):
+    """A comparison from a bot's page: A and B among ``choices`` (its accepted versions, earlier ones
+    included, and the house bots), and the test's two settings an owner sets, bounded so that the
+    errors are ones a person can act on (arena.competitions.comparison_requests)."""
+
+    a = forms.TypedChoiceField(label="A", coerce=int)
+    b = forms.TypedChoiceField(label="B", coerce=int)
+    elo1 = forms.FloatField(label="Elo difference to detect", min_value=1, max_value=MAX_ELO1, initial=30, required=False,
+                            help_text=f"between 1 and {MAX_ELO1:g}: a smaller difference needs more games")
+    max_games = forms.IntegerField(label="At most (games)", min_value=2, max_value=MAX_COMPARISON_GAMES,
+                                   initial=2000, required=False, help_text=f"between 2 and {MAX_COMPARISON_GAMES}")
+
+    def __init__(self, choices: list[tuple[int, str]], *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for side in ("a", "b"):
+            self.fields[side].choices = choices
+        if len(choices) > 1:
+            self.fields["b"].initial = choices[1][0]
+
+    def clean(self) -> dict:
+        data = super().clean()
+        for name in ("elo1", "max_games"):  # left empty: the usual setting
+            if data.get(name) is None and name not in self.errors:
+                data[name] = self.fields[name].initial
+        if data.get("a") is not None and data.get("a") == data.get("b"):
+            raise forms.ValidationError("A and B are the same: choose two different versions")
+        return data
+
+    def problems(self) -> str:
+        """The errors as one line, each after its field's label."""
+        return "; ".join(f"{self.fields[field].label}: {' '.join(errors)}" if field in self.fields else " ".join(errors)
+                         for field, errors in self.errors.items())

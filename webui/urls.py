@@ -21,6 +21,7 @@ urlpatterns = [
     path("bots/<int:bot_id>/notes-public/", bots.bot_notes_public, name="bot_notes_public"),
     path("bots/<int:bot_id>/compare/", comparisons.comparison_start, name="comparison_start"),
     path("comparisons/<int:comparison_id>/", comparisons.comparison_page, name="comparison"),
+    path("comparisons/<int:comparison_id>/cancel/", comparisons.comparison_cancel, name="comparison_cancel"),
     path("bots/<int:bot_id>/versions/<int:number>/report/", bots.version_report, name="version_report"),
     path("bots/<int:bot_id>/challenge/", challenges.challenge, name="challenge"),
     path("bots/<int:bot_id>/delete/", bots.bot_delete, name="bot_delete"),

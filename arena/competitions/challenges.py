@@ -1,9 +1,9 @@
 """Challenges: a bot's owner picks its opponents and a variant, and the match is played at once on
 the one road, unrated (``rated=False``), like any other match (its page follows it live).
 
-Opponents: the game's house bots (repeatable as ``random#2``...), the owner's own active bots, and
-any other owner's active uploaded bot (a remote bot of someone else's may not be connected: its
-seat would only wait and forfeit). The same-owner rule of rated tables does not apply: nothing
+Opponents: the game's house bots (repeatable as ``random#2``...), the owner's own active bots and
+their earlier versions, and any other owner's active uploaded bot (a remote bot of someone else's
+may not be connected: its seat would only wait and forfeit). The same-owner rule of rated tables does not apply: nothing
 rides on an unrated match. A challenge's match key is ``challenge/<user id>/<random>``, which is
 what the hourly limit counts.
 """
@@ -71,7 +71,12 @@ def opponents(user, bot: Bot) -> list[Opponent]:
     playing = playing.filter(Q(owner=user) | ~Q(kind=Bot.REMOTE))
     own = [Opponent(f"version:{v.pk}", f"{v.bot.name} v{v.number} ({'yours' if v.bot.owner_id == user.pk else v.bot.owner.username})")
            for v in latest_active(playing)]
-    return house + own
+    # the owner's earlier versions (retired by a newer upload, this bot's own included): "does v2 beat v1?"
+    earlier = [Opponent(f"version:{v.pk}", f"{v.bot.name} v{v.number} (yours, earlier)")
+               for v in BotVersion.objects.filter(bot__owner=user, bot__game=bot.game, bot__deleted=None,
+                                                  bot__kind=Bot.UPLOAD, state=BotVersion.RETIRED)
+               .select_related("bot").order_by("bot__name", "-number")]
+    return house + own + earlier
 
 
 def challenge_times(user, since: datetime) -> list[datetime]:
