@@ -160,6 +160,9 @@ class Tournament(models.Model):
     seed = models.BigIntegerField()
     status = models.CharField(max_length=10, default=CREATED)
     created = models.DateTimeField(default=timezone.now)
+    # who made it on the site (its hourly limit); none for the command line's and the demo's
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
 
     def __str__(self) -> str:
         return self.name

@@ -35,6 +35,7 @@ urlpatterns = [
     path("learn/guides/<slug:name>/", learn.learn_guide, name="learn_guide"),
     path("learn/<str:game>/", learn.learn_game, name="learn_game"),
     path("tournaments/", tournaments.tournament_list, name="tournaments"),
+    path("tournaments/new/", tournaments.tournament_new, name="tournament_new"),
     path("tournaments/<int:tournament_id>/", tournaments.tournament_page, name="tournament"),
     path("matches/<int:match_id>/", matches.match_page, name="match"),
     path("matches/<int:match_id>/replay.json", matches.replay_json, name="replay_json"),
