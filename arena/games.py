@@ -63,6 +63,13 @@ def solo_games() -> list[str]:
     return [g.id for g in games() if g.solo]
 
 
+def solo_variants(game_id: str) -> list[str]:
+    """A game's variants played by one seat alone (against the game's own automaton): a challenge of
+    those picks no opponent, and its scores make the high-score table."""
+    game = GAMES.get(game_id)
+    return [v.name for v in game.variants.values() if tuple(v.player_counts) == (1,)] if game else []
+
+
 # ---------------------------------------------------------------------- what a game's package holds
 def asset_folders() -> dict[str, Path]:
     """Each game's viewer assets folder by game id (the site's static files finder serves it as

@@ -160,6 +160,9 @@ class Tournament(models.Model):
     seed = models.BigIntegerField()
     status = models.CharField(max_length=10, default=CREATED)
     created = models.DateTimeField(default=timezone.now)
+    # who made it on the site (its hourly limit); none for the command line's and the demo's
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
 
     def __str__(self) -> str:
         return self.name
@@ -293,7 +296,7 @@ class Comparison(models.Model):
     (arena.competitions.sequential_comparison); ``figures`` holds the driver's figures, updated after
     every batch."""
 
-    SCHEDULED, RUNNING, FINISHED, FAILED = "scheduled", "running", "finished", "failed"
+    SCHEDULED, RUNNING, FINISHED, FAILED, CANCELLED = "scheduled", "running", "finished", "failed", "cancelled"
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="comparisons")
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="comparisons")  # asked from its page

@@ -78,13 +78,14 @@ def test_a_recorded_comparison_plays_to_its_verdict_and_shows_its_figures(client
     assert comparison.figures["games"] == 2 * comparison.figures["pairs"] > 0
     client.login(username="ada", password="pw-ada-12345")
     page = client.get(reverse("comparison", args=[comparison.pk])).content.decode()
-    assert "verdict:\n<strong>A</strong>" in page and "Score of A (95 % interval)" in page
+    assert "<strong>house greedy is stronger than house random: +" in page and "Score of A (95 % interval)" in page
+    assert "Cancel this comparison" not in page  # over: nothing to cancel
     assert f"{comparison.figures['wins']} / {comparison.figures['draws']} / {comparison.figures['losses']}" in page
     assert 'http-equiv="refresh"' not in page  # finished: the page no longer follows it
     assert run_recorded(comparison.pk, player=LocalPlayer()) == Comparison.FINISHED  # played once only
 
 
-def test_a_comparison_plays_its_games_on_the_one_road(owned, monkeypatch) -> None:
+def test_a_comparison_plays_its_games_on_the_one_road(client, owned, monkeypatch) -> None:
     """The site's comparisons use the arena's runner and recording function: every game is an
     unrated match with its replay, and a comparison run again finds its games played."""
     from arena.models import Match, Rating
@@ -102,3 +103,59 @@ def test_a_comparison_plays_its_games_on_the_one_road(owned, monkeypatch) -> Non
     Comparison.objects.filter(pk=comparison.pk).update(status=Comparison.RUNNING)
     assert run_recorded(comparison.pk) == Comparison.FINISHED  # its games were played: none again
     assert Match.objects.filter(key__startswith=f"compare/{comparison.pk}/").count() == 4
+    client.login(username="ada", password="pw-ada-12345")
+    page = client.get(reverse("comparison", args=[comparison.pk])).content.decode()
+    assert "Its games (4)" in page and all(reverse("match", args=[m.pk]) in page for m in games)
+    assert "No difference shown between house greedy and house random (after 4 games" in page  # the cap
+
+
+def test_earlier_versions_are_offered_and_bad_settings_are_explained(client, owned,
+                                                                     django_capture_on_commit_callbacks) -> None:
+    owner, bot = owned
+    v1 = bot.versions.get()
+    v1.state = BotVersion.RETIRED  # a newer upload retired it
+    v1.save()
+    v2 = BotVersion.objects.create(bot=bot, number=2, spec="uploads/mine2.py:Mine")
+    client.login(username="ada", password="pw-ada-12345")
+    page = client.get(reverse("bot", args=[bot.pk])).content.decode()
+    assert f'<option value="{v1.pk}">mine v1 (earlier)</option>' in page  # still there to compare with
+    assert "mine v1 (yours, earlier)" in page  # and to challenge
+    url = reverse("comparison_start", args=[bot.pk])
+    for given, said in ((dict(elo1="abc"), "Elo difference to detect: Enter a number."),
+                        (dict(elo1="1e308", max_games="99999999999"),
+                         "Elo difference to detect: Ensure this value is less than or equal to 1000.0.; "
+                         "At most (games): Ensure this value is less than or equal to 20000."),
+                        (dict(b=v2.pk), "A and B are the same: choose two different versions")):
+        refused = client.post(url, {"a": v2.pk, "b": v1.pk, **given}, follow=True).content.decode()
+        assert f"Comparison not started: {said}" in refused.replace("&quot;", '"'), given
+    assert not Comparison.objects.exists()
+    with django_capture_on_commit_callbacks(execute=False):
+        client.post(url, {"a": v2.pk, "b": v1.pk, "elo1": "20", "max_games": "600"})
+    assert Comparison.objects.values_list("a", "b", "elo1", "max_games").get() == (v2.pk, v1.pk, 20.0, 600)
+
+
+def test_a_comparison_shows_its_progress_and_is_cancelled(client, owned) -> None:
+    """Two equal bots: no verdict soon. After its first batch the page shows the games and each
+    side's test between its bounds; the owner's cancel stops it before its next game."""
+    owner, bot = owned
+    from arena.competitions.comparison_requests import start_comparison
+
+    comparison = start_comparison(owner, bot, house_version(GAME, "random"), house_version(GAME, "random#2"), elo1=5)
+    client.login(username="ada", password="pw-ada-12345")
+    local, seen = LocalPlayer(), {}
+
+    def player(specs):
+        if "page" not in seen:  # the first batch: nothing to show yet
+            seen["page"] = None
+        else:  # the second: the page shows the first, and its owner cancels
+            seen["page"] = client.get(reverse("comparison", args=[comparison.pk])).content.decode()
+            client.post(reverse("comparison_cancel", args=[comparison.pk]))
+        return local(specs)
+
+    assert run_recorded(comparison.pk, player=player) == Comparison.CANCELLED
+    page = seen["page"]
+    assert "16 of at most 2000 games" in page and page.count("<meter") == 2 and "Cancel this comparison" in page
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.CANCELLED and comparison.figures["games"] == 32
+    page = client.get(reverse("comparison", args=[comparison.pk])).content.decode()
+    assert "Cancelled after 32 games." in page and 'http-equiv="refresh"' not in page

@@ -14,15 +14,18 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 
-from arena.competitions.challenges import opponents, variants
+from arena.bots.house_entrants import HOUSE_SPECS
+from arena.competitions.challenges import latest_active, opponents, variants
 from arena.games import game_choices
-from arena.models import AccessToken
+from arena.models import AccessToken, Bot, Tournament
 
 ZIP_TOTAL_LIMIT = 2 * 1024 * 1024
 ZIP_MEMBER_LIMIT = 200
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}$")
 RESERVED = {"random", "greedy", "mcts"}  # house bots are entered by these names
 SDK_BASES = {"Bot", "RandomBot"}
+MAX_ELO1 = 1000.0  # a difference beyond is a rout: a few games show it
+MAX_COMPARISON_GAMES = 20_000  # ~ a day of one worker's games: more is a mistake, not a question
 
 
 class SignUpForm(UserCreationForm):
@@ -177,10 +180,100 @@ class ChallengeForm(forms.Form):
     """A challenge from a bot's page: a variant of its game and the opponents (arena.competitions.challenges)."""
 
     variant = forms.ChoiceField(label="Variant")
-    opponents = forms.MultipleChoiceField(label="Opponents", widget=forms.SelectMultiple(attrs={"size": 6}))
+    # not required: a solo variant is played with none (the count is checked against the variant)
+    opponents = forms.MultipleChoiceField(label="Opponents", required=False,
+                                          widget=forms.SelectMultiple(attrs={"size": 6}))
 
     def __init__(self, user, bot, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["variant"].choices = [(name, f"{name} ({', '.join(map(str, counts))} players)")
                                           for name, counts in variants(bot.game)]
         self.fields["opponents"].choices = [(o.key, o.label) for o in opponents(user, bot)]
+
+
+class ComparisonForm(forms.Form):
+    """A comparison from a bot's page: A and B among ``choices`` (its accepted versions, earlier ones
+    included, and the house bots), and the test's two settings an owner sets, bounded so that the
+    errors are ones a person can act on (arena.competitions.comparison_requests)."""
+
+    a = forms.TypedChoiceField(label="A", coerce=int)
+    b = forms.TypedChoiceField(label="B", coerce=int)
+    elo1 = forms.FloatField(label="Elo difference to detect", min_value=1, max_value=MAX_ELO1, initial=30, required=False,
+                            help_text=f"between 1 and {MAX_ELO1:g}: a smaller difference needs more games")
+    max_games = forms.IntegerField(label="At most (games)", min_value=2, max_value=MAX_COMPARISON_GAMES,
+                                   initial=2000, required=False, help_text=f"between 2 and {MAX_COMPARISON_GAMES}")
+
+    def __init__(self, choices: list[tuple[int, str]], *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for side in ("a", "b"):
+            self.fields[side].choices = choices
+        if len(choices) > 1:
+            self.fields["b"].initial = choices[1][0]
+
+    def clean(self) -> dict:
+        data = super().clean()
+        for name in ("elo1", "max_games"):  # left empty: the usual setting
+            if data.get(name) is None and name not in self.errors:
+                data[name] = self.fields[name].initial
+        if data.get("a") is not None and data.get("a") == data.get("b"):
+            raise forms.ValidationError("A and B are the same: choose two different versions")
+        return data
+
+    def problems(self) -> str:
+        """The errors as one line, each after its field's label."""
+        return "; ".join(f"{self.fields[field].label}: {' '.join(errors)}" if field in self.fields else " ".join(errors)
+                         for field, errors in self.errors.items())
+
+
+MAX_ENTRANTS = 12  # a round robin's matches grow as the square: a dozen is an evening's worth
+MAX_HOUSE_COPIES = 8
+MAX_ROUNDS = 10
+
+
+def table_variants() -> list[tuple[str, str]]:
+    """Every game's variants played at a table (not alone), as "game/variant" choices."""
+    return [(f"{game}/{name}", f"{title} — {name} ({', '.join(map(str, counts))} players)")
+            for game, title in game_choices() for name, counts in variants(game) if tuple(counts) != (1,)]
+
+
+class TournamentForm(forms.Form):
+    """A tournament made on the site (arena.competitions.tournaments): a game's variant, a format,
+    rounds for a Swiss, and its entrants: the person's own active bots of that game and house bots."""
+
+    name = forms.CharField(max_length=100, required=False, help_text="left empty: named after the game and format")
+    game_variant = forms.ChoiceField(label="Game and variant")
+    format = forms.ChoiceField(choices=Tournament.FORMATS, initial=Tournament.SWISS)
+    rounds = forms.IntegerField(min_value=1, max_value=MAX_ROUNDS, required=False,
+                                help_text="Swiss only; left empty: enough to tell the entrants apart")
+    bots = forms.MultipleChoiceField(label="Your bots", required=False, widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, user, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["game_variant"].choices = table_variants()
+        names = dict(game_choices())
+        mine = latest_active(Bot.objects.filter(owner=user, active=True, deleted=None))
+        self.bot_games = {f"bot-{v.bot_id}": v.bot.game for v in mine}
+        self.fields["bots"].choices = [(f"bot-{v.bot_id}", f"{v.bot.name} v{v.number} ({names.get(v.bot.game, v.bot.game)})")
+                                       for v in mine]
+        for spec in HOUSE_SPECS:  # how many of each house bot: each copy a separate entrant
+            self.fields[f"house_{spec}"] = forms.IntegerField(
+                label=f"House {spec} bots", min_value=0, max_value=MAX_HOUSE_COPIES, initial=0, required=False)
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if "game_variant" not in data:
+            return data
+        data["game"], data["variant"] = data["game_variant"].split("/", 1)
+        wrong = [label for label in data.get("bots", []) if self.bot_games.get(label) != data["game"]]
+        if wrong:
+            names = dict(self.fields["bots"].choices)
+            raise forms.ValidationError(f"{', '.join(names[w] for w in wrong)}: not a bot of the game chosen")
+        entrants = list(data.get("bots", []))
+        for spec in HOUSE_SPECS:
+            entrants += [spec] * (data.get(f"house_{spec}") or 0)
+        if len(entrants) < 2:
+            raise forms.ValidationError("enter at least two: your bots, house bots or both")
+        if len(entrants) > MAX_ENTRANTS:
+            raise forms.ValidationError(f"at most {MAX_ENTRANTS} entrants ({len(entrants)} chosen)")
+        data["entrants"] = entrants
+        return data

@@ -1,9 +1,9 @@
 """Challenges: a bot's owner picks its opponents and a variant, and the match is played at once on
 the one road, unrated (``rated=False``), like any other match (its page follows it live).
 
-Opponents: the game's house bots (repeatable as ``random#2``...), the owner's own active bots, and
-any other owner's active uploaded bot (a remote bot of someone else's may not be connected: its
-seat would only wait and forfeit). The same-owner rule of rated tables does not apply: nothing
+Opponents: the game's house bots (repeatable as ``random#2``...), the owner's own active bots and
+their earlier versions, and any other owner's active uploaded bot (a remote bot of someone else's
+may not be connected: its seat would only wait and forfeit). The same-owner rule of rated tables does not apply: nothing
 rides on an unrated match. A challenge's match key is ``challenge/<user id>/<random>``, which is
 what the hourly limit counts.
 """
@@ -51,6 +51,17 @@ def latest_active(bots) -> list[BotVersion]:
     return sorted(latest.values(), key=lambda v: (v.bot.owner_id is None, v.bot.name.lower()))
 
 
+def seats_wanted(variant: str, counts: tuple[int, ...]) -> str:
+    """Why a number of opponents does not fit the variant, and what would."""
+    if tuple(counts) == (1,):
+        return f"the {variant} variant is played alone: pick no opponent"
+    wanted = [c - 1 for c in counts if c > 1]
+    span = f"{wanted[0]}" if len(wanted) == 1 else f"{wanted[0]} to {wanted[-1]}" \
+        if wanted == list(range(wanted[0], wanted[-1] + 1)) else ", ".join(map(str, wanted))
+    return f"the {variant} variant seats {', '.join(map(str, counts))} players: pick {span} " \
+           f"opponent{'' if wanted == [1] else 's'}"
+
+
 def opponents(user, bot: Bot) -> list[Opponent]:
     """Whom ``bot`` may be challenged against."""
     most = max(count for _, counts in variants(bot.game) for count in counts) - 1
@@ -60,7 +71,12 @@ def opponents(user, bot: Bot) -> list[Opponent]:
     playing = playing.filter(Q(owner=user) | ~Q(kind=Bot.REMOTE))
     own = [Opponent(f"version:{v.pk}", f"{v.bot.name} v{v.number} ({'yours' if v.bot.owner_id == user.pk else v.bot.owner.username})")
            for v in latest_active(playing)]
-    return house + own
+    # the owner's earlier versions (retired by a newer upload, this bot's own included): "does v2 beat v1?"
+    earlier = [Opponent(f"version:{v.pk}", f"{v.bot.name} v{v.number} (yours, earlier)")
+               for v in BotVersion.objects.filter(bot__owner=user, bot__game=bot.game, bot__deleted=None,
+                                                  bot__kind=Bot.UPLOAD, state=BotVersion.RETIRED)
+               .select_related("bot").order_by("bot__name", "-number")]
+    return house + own + earlier
 
 
 def challenge_times(user, since: datetime) -> list[datetime]:
@@ -81,8 +97,7 @@ def start_challenge(user, bot: Bot, picks: list[str], variant: str) -> Match:
     if counts is None:
         raise ChallengeError(f"{bot.game} has no variant {variant!r}")
     if len(picks) + 1 not in counts:
-        raise ChallengeError(f"the {variant} variant seats {', '.join(map(str, counts))} players: "
-                             f"pick {' or '.join(str(c - 1) for c in counts)} opponent(s)")
+        raise ChallengeError(seats_wanted(variant, counts))
     allowed = {o.key for o in opponents(user, bot)}
     if len(set(picks)) != len(picks) or not set(picks) <= allowed:
         raise ChallengeError("pick each opponent once, among those offered")

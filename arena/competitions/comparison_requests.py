@@ -56,12 +56,29 @@ def start_comparison(owner, bot: Bot, a: BotVersion, b: BotVersion, *, max_games
     return comparison
 
 
+class Cancelled(Exception):
+    """The owner cancelled the comparison: it stops before its next game."""
+
+
+def cancel_comparison(comparison: Comparison) -> bool:
+    """Cancel a comparison that is still to play or playing (its owner's button): its driver stops
+    before its next game, the figures so far kept. False when it had already ended."""
+    return bool(Comparison.objects.filter(pk=comparison.pk, status__in=(Comparison.SCHEDULED, Comparison.RUNNING))
+                .update(status=Comparison.CANCELLED, finished=timezone.now()))
+
+
+def stop_if_cancelled(comparison_id: int) -> None:
+    if Comparison.objects.filter(pk=comparison_id, status=Comparison.CANCELLED).exists():
+        raise Cancelled
+
+
 def run_recorded(comparison_id: int, player: sequential.PlayBatch | None = None) -> str:
-    """Play a recorded comparison to its verdict, saving the figures after every batch."""
+    """Play a recorded comparison to its verdict, saving the figures after every batch (and
+    stopping, its figures kept, once its owner cancels it)."""
     record = Comparison.objects.select_related("a__bot", "b__bot").get(pk=comparison_id)
-    if record.status in (Comparison.FINISHED, Comparison.FAILED):
+    if record.status in (Comparison.FINISHED, Comparison.FAILED, Comparison.CANCELLED):
         return record.status
-    Comparison.objects.filter(pk=record.pk).update(status=Comparison.RUNNING)
+    Comparison.objects.filter(pk=record.pk, status=Comparison.SCHEDULED).update(status=Comparison.RUNNING)
     running = sequential.prepare(version_name(record.a), version_name(record.b), record.game, variant=record.variant,
                                  options=record.options, players=record.players, max_games=record.max_games,
                                  elo0=record.elo0, elo1=record.elo1, alpha=record.alpha, beta=record.beta,
@@ -69,16 +86,19 @@ def run_recorded(comparison_id: int, player: sequential.PlayBatch | None = None)
 
     def save(progress: sequential.Comparison) -> None:
         Comparison.objects.filter(pk=record.pk).update(figures=progress.to_json())
+        if progress.verdict is None:
+            stop_if_cancelled(record.pk)
 
+    ongoing = Comparison.objects.filter(pk=record.pk).exclude(status=Comparison.CANCELLED)
     try:
         done = sequential.play(running, player or RoadPlayer(record.pk), on_progress=save)
+    except Cancelled:
+        return Comparison.CANCELLED
     except Exception as exc:  # noqa: BLE001 - recorded on the comparison for its owner to read
-        Comparison.objects.filter(pk=record.pk).update(status=Comparison.FAILED, error=str(exc)[:500],
-                                                       finished=timezone.now())
+        ongoing.update(status=Comparison.FAILED, error=str(exc)[:500], finished=timezone.now())
         webhooks.comparison_decided(Comparison.objects.select_related("a__bot", "b__bot").get(pk=record.pk))
         return Comparison.FAILED
-    Comparison.objects.filter(pk=record.pk).update(status=Comparison.FINISHED, verdict=done.verdict,
-                                                   figures=done.to_json(), finished=timezone.now())
+    ongoing.update(status=Comparison.FINISHED, verdict=done.verdict, figures=done.to_json(), finished=timezone.now())
     webhooks.comparison_decided(Comparison.objects.select_related("a__bot", "b__bot").get(pk=record.pk))
     return Comparison.FINISHED
 
@@ -97,6 +117,7 @@ class RoadPlayer:
     def __call__(self, specs: Sequence[sequential.GameSpec]) -> list[Mapping[str, Any]]:
         results = []
         for spec in specs:
+            stop_if_cancelled(self.comparison_id)  # a batch is up to 16 games: stop between games
             key = f"compare/{self.comparison_id}/{spec.seed}/{spec.a_seat}"
             match = Match.objects.filter(key=key).first()
             if match is None:

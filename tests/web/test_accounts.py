@@ -77,6 +77,9 @@ def test_the_onboarding_pages(client) -> None:
     page = client.get(reverse("learn_game", args=["misty"]))
     assertContains(page, "<h1>Misty (<code>misty</code>, engine")  # referee/games/misty/rules.md, rendered
     assertContains(page, "message MistyCard {")  # the typed observation, from its .proto
+    text = page.content.decode()
+    assert text.index('id="rules"') < text.index('id="forms"'), "the rules first, the contract after"
+    assertContains(client.get(reverse("home")), "Start here")  # what to do first
     assertContains(page, "<td class=\"num\">25.50</td>")  # greedy's rating, μ − 3σ
     assertContains(page, "75%")
     assertContains(client.get(reverse("learn_guide", args=["protocol"])), "Remote bots")

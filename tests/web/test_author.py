@@ -155,7 +155,7 @@ def test_a_challenge_is_an_unrated_match_played_at_once(client, settings, django
         assert enqueue.call_args.args == ([challenge.pk],)
         # an opponent in the one-seat solo variant: refused, with why
         refused = client.post(url, {"variant": "solo", "opponents": ["house:random"]}, follow=True)
-        assertContains(refused, "the solo variant seats 1 players")
+        assertContains(refused, "the solo variant is played alone: pick no opponent")
         assert Match.objects.filter(key__startswith="challenge/").count() == 1
         client.post(url, {"variant": "standard", "opponents": ["house:greedy"]})
         limited = client.post(url, {"variant": "standard", "opponents": ["house:random"]}, follow=True)
@@ -177,3 +177,20 @@ def test_a_revoked_or_deleted_bots_token_no_longer_verifies(client) -> None:
     assert verify(raw) is None and verify(other) is None
     page = client.get(reverse("bot", args=[kept.pk]))
     assertContains(page, "--referee localhost:50051")  # the PARLOUR_PUBLIC_REFEREE setting
+
+
+def test_unrated_games_stay_off_the_public_lists(client) -> None:
+    """An owner's challenge (or a comparison's game) is listed on their own pages only: not on the
+    home page nor on the pages of the bots it met, which any visitor reads."""
+    owner = user("ada")
+    mine, house = bot(owner, "Mine"), bot(None, "Housey", kind=Bot.HOUSE)
+    rated = match([mine, house], ranks=[1, 2], scores=[20, 10])
+    challenge = match([mine, house], ranks=[2, 1], scores=[5, 15], rated=False)
+    checked = match([mine, house], ranks=[1, 2], scores=[9, 8], rated=False, check_of=mine.versions.get())
+    for url in (reverse("home"), reverse("bot", args=[house.pk]), reverse("bot", args=[mine.pk])):
+        page = client.get(url)
+        assertContains(page, reverse("match", args=[rated.pk]))
+        assertContains(page, reverse("match", args=[checked.pk]))
+        assertNotContains(page, reverse("match", args=[challenge.pk]))
+    client.force_login(owner)
+    assertContains(client.get(reverse("bot", args=[mine.pk])), reverse("match", args=[challenge.pk]))

@@ -283,8 +283,9 @@ def test_a_bot_named_like_a_script_is_escaped_everywhere(client) -> None:
 # ---------------------------------------------------------------------- accounts
 def test_sign_up_log_out_by_post_log_in(client) -> None:
     response = client.post(reverse("signup"), {"username": "newbie", "password1": "a-long-pass-phrase-9",
-                                               "password2": "a-long-pass-phrase-9"})
-    assertRedirects(response, reverse("home"))
+                                               "password2": "a-long-pass-phrase-9"}, follow=True)
+    assert response.redirect_chain == [(reverse("learn"), 302)]  # the short path: write a bot, test it, upload it
+    assertContains(response, "Welcome, newbie")
     assertContains(client.get(reverse("home")), "newbie")
     assert client.get(reverse("logout")).status_code == 405  # logout by POST only
     client.post(reverse("logout"))

@@ -89,10 +89,10 @@ def comparison_side(bot, name: str) -> int:
     number = re.fullmatch(r"v(\d+)", name.strip())
     label = f"{bot.name} v{number.group(1)}" if number else f"house {name.strip()}"
     for pk, offered in compare_choices(bot):
-        if offered == label:
+        if offered.removesuffix(" (earlier)") == label:  # an earlier version is named as v<N> too
             return pk
     raise HttpError(400, f"{name!r} is not one of {', '.join(label for _, label in compare_choices(bot))} "
-                         "(an active version as v<N>, or a house bot by name)")
+                         "(a version as v<N>, or a house bot by name)")
 
 
 def comparison_out(c: Comparison) -> dict:

@@ -27,7 +27,7 @@ from arena.models import ApiToken, Bot, BotVersion, Match, MatchSeat, Rating
 from arena.road.replay_visibility import bot_log_lines
 
 from .challenges import challenge_context
-from .common import game_names, match_rows, owned_bot_or_403, owner_only, owns, private_bot_or_404, seats_prefetch
+from .common import game_names, listed_publicly, match_rows, owned_bot_or_403, owner_only, owns, private_bot_or_404, seats_prefetch
 from .comparisons import compare_choices
 from .webhooks import webhook_context
 
@@ -100,10 +100,13 @@ def bot_page(request, bot_id: int):
     current = [r for r in ratings if r.ladder == chosen]
     # its latest seats' matches by id (a join made distinct and sorted by date cost a bot with
     # thousands of matches ~15 ms), then those matches by date
-    latest = MatchSeat.objects.filter(bot_version__bot=bot).order_by("-match_id").values_list("match_id", flat=True)
+    is_owner = owns(request.user, bot)
+    seats = MatchSeat.objects.filter(bot_version__bot=bot)
+    if not is_owner:  # its owner's challenges and comparisons are theirs to see, not the public's
+        seats = listed_publicly(seats, "match__")
+    latest = seats.order_by("-match_id").values_list("match_id", flat=True)
     recent = seats_prefetch(Match.objects.filter(pk__in=list(dict.fromkeys(latest[:20 * 6]))[:20])  # <= 6 seats a match
                             .order_by("-created"))
-    is_owner = owns(request.user, bot)
     context = {
         "bot": bot, "versions": versions, "game_name": game_names().get(bot.game, bot.game), "ladders": ladders,
         "ladder_key": chosen, "chart": chart, "ratings": ratings, "current": current,

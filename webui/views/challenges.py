@@ -8,6 +8,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from arena.competitions.challenges import ChallengeError, recent_challenges, start_challenge
+from arena.games import solo_variants
 from arena.models import Bot
 
 from ..forms import ChallengeForm
@@ -16,6 +17,7 @@ from .common import owned_bot_or_403, owner_only, quota_text
 def challenge_context(user, bot: Bot) -> dict:
     """What the bot page needs to offer a challenge (owner only)."""
     return {"challenge_form": ChallengeForm(user, bot, initial={"opponents": ["house:random"]}),
+            "solo_variants": solo_variants(bot.game),
             "challenge_limited": quota_text(recent_challenges(user), settings.PARLOUR_CHALLENGES_PER_HOUR, "challenges")}
 
 

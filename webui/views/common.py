@@ -65,6 +65,14 @@ def match_rows(matches) -> list[dict[str, Any]]:
     return rows
 
 
+def listed_publicly(matches, prefix: str = ""):
+    """The matches a public list shows: rated ones, tournaments' and upload checks; not the unrated
+    games an owner asked for (challenges, comparisons' games), which only their owner's pages list.
+    ``prefix``: the path to the match from the queryset's model ("match__" from seats)."""
+    return matches.exclude(**{f"{prefix}rated": False, f"{prefix}check_of__isnull": True,
+                              f"{prefix}tournament__isnull": True})
+
+
 def seats_prefetch(queryset):
     return queryset.prefetch_related("seats__bot_version__bot__owner")
 

@@ -12,7 +12,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from arena.games import solo_games
+from arena.games import solo_games, solo_variants
 from arena.competitions import ladder_editions
 from arena.competitions.ladder import standard_ladder
 from arena.competitions.ladder_tables import ladder_keys, parse_sort, ranked_rows, shown_count
@@ -86,7 +86,8 @@ def ladder_row(values: dict[str, Any], bot_prefix: str) -> dict[str, Any]:
 
 def solo_scores(request, game: str):
     game = game_or_404(game)
-    seats = (MatchSeat.objects.filter(match__game=game, match__variant="solo", match__status=Match.FINISHED,
+    seats = (MatchSeat.objects.filter(match__game=game, match__variant__in=solo_variants(game),
+                                      match__status=Match.FINISHED,
                                       score__isnull=False)
              .select_related("match", "bot_version__bot__owner").order_by("-score", "match__finished", "pk"))
     page = Paginator(seats, PAGE_SIZE).get_page(request.GET.get("page"))

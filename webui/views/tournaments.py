@@ -1,14 +1,52 @@
-"""Tournaments: the list, and a tournament's page (standings, crosstable, rounds, matches)."""
+"""Tournaments: the list, a tournament's page (standings, crosstable, rounds, matches), and a new
+one made by a signed-in person (created and started by the arena: its matches are queued for the
+workers, the site plays nothing)."""
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 
-from arena.competitions.tournaments import crosstable, standings
+from arena.competitions.tournaments import TournamentError, create_tournament, crosstable, standings, start_tournament
 from arena.models import Match, Tournament
 
-from .common import PAGE_SIZE, REFRESH_SECONDS, game_names, match_rows, playing_now, seats_prefetch
+from ..forms import TournamentForm
+from .common import PAGE_SIZE, REFRESH_SECONDS, game_names, match_rows, playing_now, quota_text, seats_prefetch
+
+TOURNAMENTS_PER_HOUR = 3  # each one keeps the workers busy for a while
+
+
+def tournament_quota(user) -> str | None:
+    made = list(Tournament.objects.filter(created_by=user, created__gte=timezone.now() - timedelta(hours=1))
+                .values_list("created", flat=True))
+    return quota_text(made, TOURNAMENTS_PER_HOUR, "tournaments")
+
+
+@login_required
+def tournament_new(request):
+    """Make a tournament and start it: its page follows it as the workers play it."""
+    limited = tournament_quota(request.user)
+    form = TournamentForm(request.user, request.POST if request.method == "POST" else None)
+    if request.method == "POST" and not limited and form.is_valid():
+        data = form.cleaned_data
+        try:
+            tournament = create_tournament(data["game"], data["format"], data["entrants"], variant=data["variant"],
+                                           rounds=data["rounds"] if data["format"] == Tournament.SWISS else None,
+                                           name=data["name"] or None)
+        except TournamentError as exc:
+            form.add_error(None, str(exc))
+        else:
+            Tournament.objects.filter(pk=tournament.pk).update(created_by=request.user)
+            start_tournament(tournament)  # schedules its first round; the workers play it
+            messages.info(request, f"{tournament.name} has started: this page follows it.")
+            return redirect("tournament", tournament_id=tournament.pk)
+    return render(request, "webui/tournament_new.html", {"form": form, "limited": limited},
+                  status=400 if request.method == "POST" else 200)
 
 
 def tournament_list(request):

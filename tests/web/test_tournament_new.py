@@ -1,0 +1,74 @@
+"""Tournaments on the site: a signed-in person makes a Swiss of their own bot and house bots; the
+site creates and starts it through the arena (its first round's matches scheduled and queued for the
+workers), a worker plays each queued match on the real road, and the tournament's page shows it
+finished with the person's bot in the standings."""
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from pytest_django.asserts import assertContains
+
+from arena.bots.uploads import version_folder
+from arena.fleet.tasks import run_match
+from arena.models import BotVersion, Match, Tournament
+
+from .site_data import bot, user
+
+pytestmark = pytest.mark.django_db
+GAME = "tussie-mussie"
+FIRST_BOT = """
+from bots_sdk import Bot
+
+
+class First(Bot):
+    def decide(self, decision):
+        return decision.legal_actions[0]
+"""
+
+
+@pytest.fixture(autouse=True)
+def platform_redis(settings) -> None:
+    settings.REDIS_URL = "redis://127.0.0.1:6379/15"  # the live frames, as on the platform
+
+
+def test_a_swiss_made_on_the_site_runs_to_its_end(client, settings, tmp_path, monkeypatch,
+                                                  django_capture_on_commit_callbacks) -> None:
+    owner = user("tia")
+    mine = bot(owner, "Tia's", game=GAME)
+    settings.PARLOUR_UPLOAD_DIR = tmp_path
+    folder = version_folder(mine.pk, 1)
+    folder.mkdir(parents=True)
+    (folder / "first.py").write_text(FIRST_BOT)
+    BotVersion.objects.filter(bot=mine).update(spec=f"{folder / 'first.py'}:First")
+
+    url = reverse("tournament_new")
+    assert client.get(url).status_code == 302  # signed in only
+    client.force_login(owner)
+    form = client.get(url)
+    assertContains(form, f'value="bot-{mine.pk}"')
+    assertContains(form, f'value="{GAME}/standard"')
+    refused = client.post(url, {"game_variant": f"{GAME}/standard", "format": "swiss", "bots": [f"bot-{mine.pk}"]})
+    assertContains(refused, "enter at least two", status_code=400)
+    assert not Tournament.objects.exists()
+
+    queued: list[int] = []
+    monkeypatch.setattr("arena.competitions.tournaments.enqueue_matches", queued.extend)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {"name": "Tia's cup", "game_variant": f"{GAME}/standard", "format": "swiss",
+                                     "rounds": "2", "bots": [f"bot-{mine.pk}"], "house_random": "3"})
+    tournament = Tournament.objects.get()
+    assert response["Location"] == reverse("tournament", args=[tournament.pk])
+    assert (tournament.name, tournament.created_by, tournament.status, tournament.rounds) == \
+        ("Tia's cup", owner, Tournament.RUNNING, 2)
+    assert queued and set(queued) == set(tournament.matches.values_list("pk", flat=True))  # round 1, queued
+    assert all(m.status == Match.SCHEDULED for m in tournament.matches.all())
+
+    while queued:  # the workers: each queued match played; a Swiss pairs its next round when one ends
+        match_id = queued.pop(0)
+        with django_capture_on_commit_callbacks(execute=True):
+            assert run_match(match_id) == "recorded"
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.FINISHED and tournament.matches.count() == 2
+    page = client.get(reverse("tournament", args=[tournament.pk]))
+    assertContains(page, "Tia&#x27;s cup")
+    assertContains(page, reverse("bot", args=[mine.pk]))
