@@ -83,6 +83,12 @@ def person_seat(match: Match, user) -> int | None:
             .values_list("seat", flat=True).first())
 
 
+def person_tables(user, limit: int = 20) -> list[Match]:
+    """The person's own tables, newest first."""
+    return list(Match.objects.filter(seats__bot_version__bot__kind=Bot.PERSON, seats__bot_version__bot__owner=user)
+                .order_by("-created")[:limit])
+
+
 def table_state(match: Match, user) -> dict[str, Any]:
     """What the person's page shows now: the match's status, their seat and the decision waiting
     for them (exactly what their seat was sent), if any."""
