@@ -1,9 +1,9 @@
 """A person plays a whole match on the real road: the site (gunicorn), a real Celery worker and
-referee, the real Redis; the person signs in, picks "play against greedy" on the game's page and
-answers every decision through the table's endpoints, as the page does. The replay checks out."""
+referee, the real Redis, in chromium at a phone's width: the person signs in, picks "play against
+greedy" on the game's page and clicks a choice at every decision (a reload mid-match resumes the
+seat), to the end. The replay checks out."""
 from __future__ import annotations
 
-import http.cookiejar
 import json
 import os
 import signal
@@ -14,40 +14,14 @@ import time
 import urllib.parse
 import urllib.request
 
-from browser_site import free_port
+import pytest
+from browser_site import CHROMIUM, chromium, free_port
 from referee_process import ROOT
 from test_arena_e2e import platform  # noqa: F401 - the fixture
 
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="chromium is installed by make test")
+
 GAME = "kuhn-poker"  # short: ten hands of one to three decisions each
-
-
-class Person:
-    """A signed-in person's HTTP client (cookies, Django's CSRF token)."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
-
-    def csrf(self) -> str:
-        return next(c.value for c in self.jar if c.name == "csrftoken")
-
-    def get(self, path: str) -> tuple[int, bytes, str]:
-        with self.opener.open(self.url + path, timeout=10) as response:
-            return response.status, response.read(), response.geturl()
-
-    def post(self, path: str, data: dict | None = None, body: dict | None = None) -> tuple[int, bytes, str]:
-        if body is not None:
-            request = urllib.request.Request(self.url + path, json.dumps(body).encode(), method="POST", headers={
-                "Content-Type": "application/json", "X-CSRFToken": self.csrf(), "Referer": self.url + path})
-        else:
-            fields = urllib.parse.urlencode({**data, "csrfmiddlewaretoken": self.csrf()}, doseq=True).encode()
-            request = urllib.request.Request(self.url + path, fields, method="POST", headers={"Referer": self.url + path})
-        try:
-            with self.opener.open(request, timeout=10) as response:
-                return response.status, response.read(), response.geturl()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read(), path
 
 
 def django(env: dict, code: str) -> str:
@@ -68,42 +42,45 @@ def test_a_person_plays_a_whole_match_against_greedy_on_the_road(platform) -> No
                             stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         p.start_worker()
-        person = Person(f"http://127.0.0.1:{port}")
+        url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
         while True:
             try:
-                person.get("/accounts/login/")
+                urllib.request.urlopen(url + "/accounts/login/", timeout=5)
                 break
             except OSError:
                 assert time.monotonic() < deadline and site.poll() is None, "the site did not start"
                 time.sleep(0.2)
-        status, _, _ = person.post("/accounts/login/", {"username": "ann", "password": "pw-ann-1"})
-        assert status == 200
-        status, _, where = person.post(f"/learn/{GAME}/play/", {"variant": "standard", "opponent": "greedy"})
-        table = urllib.parse.urlparse(where).path
-        assert status == 200 and table.startswith("/table/"), where
-        assert b"you play seat 1" in person.get(table)[1]
-
-        answered, state, last = 0, {}, None
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            state = json.loads(person.get(table + "state.json")[1])
-            if state["status"] in ("finished", "aborted"):
-                break
-            decision = state["decision"]
-            if decision is None or decision["decision_id"] == last:
-                time.sleep(0.05)
-                continue
-            cards = decision["observation"]["cards"]
-            assert cards[0].get("rank") and cards[1] == {"hidden": True}  # my card, never the bot's
-            bad = person.post(table + "answer/", body={"decision_id": decision["decision_id"], "index": 7})
-            assert bad[0] == 400 and b"not a legal action" in bad[1]
-            status, body, _ = person.post(table + "answer/", body={"decision_id": decision["decision_id"],
-                                                                   "index": len(decision["legal_actions"]) - 1})
-            assert status == 200, body
-            answered, last = answered + 1, decision["decision_id"]
-        assert state["status"] == "finished", (state, p.worker_logs())
-        assert answered >= 10  # a decision at least in each of the ten hands
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 390, "height": 800})  # a phone's width
+            page.goto(url + "/accounts/login/")
+            page.fill("input[name=username]", "ann")
+            page.fill("input[name=password]", "pw-ann-1")
+            page.click("form [type=submit]")
+            page.goto(url + f"/learn/{GAME}/")
+            page.select_option("select[name=opponent] >> nth=0", "greedy")
+            page.click("text=Play against them")
+            page.wait_for_url("**/table/*/")
+            table = urllib.parse.urlparse(page.url).path
+            assert "you play seat 1" in page.content()
+            clicks, reloaded = 0, False
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and "The match is finished" not in page.inner_text("#table-status"):
+                choices = page.locator("button.choice:enabled")
+                if not choices.count():
+                    page.wait_for_timeout(50)
+                    continue
+                view = json.loads(page.inner_text("#table-view"))
+                assert view["cards"][0].get("rank") and view["cards"][1] == {"hidden": True}  # mine, never the bot's
+                if clicks == 3 and not reloaded:  # a reload mid-match resumes the seat
+                    page.reload()
+                    reloaded = True
+                    continue
+                choices.last.click()
+                clicks += 1
+                page.wait_for_timeout(30)
+            assert "The match is finished" in page.inner_text("#table-status"), p.worker_logs()
+            assert reloaded and clicks >= 10  # a decision at least in each of the ten hands
 
         match_id = int(table.strip("/").split("/")[1])
         recorded = json.loads(django(env, f"""

@@ -55,7 +55,6 @@
       $("table-message").textContent = body.error || "";
       if (body.error) shown = null;  // refused: the choices are offered again
     });
-    });
   }
 
   function tick() {
