@@ -13,8 +13,11 @@ from .games import game_choices
 
 
 class Bot(models.Model):
-    HOUSE, UPLOAD, REMOTE = "house", "upload", "remote"
-    KINDS = [(HOUSE, "house bot"), (UPLOAD, "uploaded file"), (REMOTE, "remote (API token)")]
+    # a PERSON seat is a signed-in person playing in the browser (arena.people): one such "bot" per
+    # person and game, so a person's seat is recorded, replayed and listed like any other
+    HOUSE, UPLOAD, REMOTE, PERSON = "house", "upload", "remote", "person"
+    KINDS = [(HOUSE, "house bot"), (UPLOAD, "uploaded file"), (REMOTE, "remote (API token)"),
+             (PERSON, "a person, in the browser")]
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
                               related_name="bots")  # null: a house bot

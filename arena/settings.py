@@ -111,6 +111,9 @@ class ArenaEnvironment:
                                              help="seconds before a failed webhook delivery's first retry (doubling after)")
     webhook_private_addresses: bool = environ.bool_var(False, help="deliver webhooks to loopback and private "
                                                                    "addresses too (a test, a one-machine demo)")
+    person_decision_seconds: float = environ.var(60.0, converter=float,
+                                                 help="seconds a person at the table has for each decision before "
+                                                      "the fault policy plays for them (the default action)")
     demo_tournaments: bool = environ.bool_var(True, help="`make demo` starts its demo tournaments")
 
     def __attrs_post_init__(self) -> None:

@@ -4,11 +4,15 @@ from django.urls import path
 
 from .api import api
 from .views import (access_tokens, accounts, bots, challenges, comparisons, exports, home, ladders, learn, matches,
-                    operator, tournaments, uploads, webhooks)
+                    operator, people, tournaments, uploads, webhooks)
 
 urlpatterns = [
     path("api/v1/", api.urls),
     path("", home.home, name="home"),
+    path("learn/<str:game>/play/", people.play_against, name="play_against"),
+    path("table/<int:match_id>/", people.table, name="table"),
+    path("table/<int:match_id>/state.json", people.table_state_json, name="table_state"),
+    path("table/<int:match_id>/answer/", people.table_answer, name="table_answer"),
     path("ladder/<str:game>/", ladders.ladder, name="ladder"),
     path("ladder/<str:game>/solo/", ladders.solo_scores, name="solo"),
     path("bots/", bots.my_bots, name="my_bots"),

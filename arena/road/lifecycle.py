@@ -57,6 +57,7 @@ from ..fleet import webhooks
 from ..fleet.enqueue import enqueue_match_later
 from ..fleet.routing import holder_of
 from ..models import Bot, Match, MatchSeat
+from ..people.relay import start_relay
 from . import live_frames
 from .batch_updates import update_rows
 from .live_frames import LiveMatch
@@ -133,6 +134,7 @@ class SeatPlan:
     attributes: dict[str, Any]
     bot: BotKey | None  # a local bot (house or uploaded); None for a remote bot
     remote_bot: str = ""  # the remote bot's id on the referee ("bot-<pk>")
+    person: bool = False  # a person in the browser: a relay on this worker plays the seat (arena.people)
 
     @property
     def thinks_here(self) -> bool:
@@ -152,6 +154,8 @@ def seat_plan(match: Match) -> list[SeatPlan]:
         common = dict(seat=seat, name=name, version=str(number), attributes=dict(attributes))
         if kind == Bot.REMOTE:
             plan.append(SeatPlan(**common, bot=None, remote_bot=f"bot-{bot_id}"))
+        elif kind == Bot.PERSON:
+            plan.append(SeatPlan(**common, bot=None, person=True))
         elif kind == Bot.UPLOAD:
             plan.append(SeatPlan(**common, bot=BotKey(spec, sandboxed=True, root=upload_root(bot_id, number, spec))))
         else:
@@ -231,6 +235,7 @@ def play(match: Match, plan: list[SeatPlan] | None = None) -> PlayedMatch:
     live = LiveMatch(match.pk, referee_id=created.referee_id)
     pool = pool_for(client)
     bots: dict[int, WarmBot] = {}
+    relays = []
     outcome: MatchOutcome | None = None
     sandbox_lines: dict[int, list[str]] = {}
     try:
@@ -238,9 +243,13 @@ def play(match: Match, plan: list[SeatPlan] | None = None) -> PlayedMatch:
             if p.bot is not None:
                 bots[p.seat] = pool.acquire(p.bot)
                 bots[p.seat].play(token)
+            elif p.person:
+                relays.append(start_relay(client.address, token, match.pk, p.seat))
         outcome = client.follow(created.match_id, timeout=match_time_limit(match.time_control, len(plan)),
                                 on_frames=live.add)
     finally:
+        for relay in relays:  # a relay ends with its seat's stream (the match's end, or the referee gone)
+            relay.join(5.0)
         for seat, bot in bots.items():
             lines = pool.release(bot, outcome.seats[seat] if outcome and seat < len(outcome.seats) else None)
             if lines:

@@ -52,14 +52,14 @@ def me(request):
     who = caller(request)
     if who.token is None:
         return {"user": None, "scopes": [], "bots": []}
-    bots = Bot.objects.filter(owner=who.user, deleted=None).select_related("owner").order_by("game", "name")
+    bots = Bot.objects.filter(owner=who.user, deleted=None).exclude(kind=Bot.PERSON).select_related("owner").order_by("game", "name")
     return {"user": who.user.username, "token": who.token.name, "scopes": who.token.scopes,
             "bots": [bot_out(b) for b in bots]}
 
 
 @router.get("/bots", response=list[BotOut], summary="Bots (not deleted), by game and owner")
 def list_bots(request, game: str | None = None, owner: str | None = None, mine: bool = False):
-    query = Q(deleted=None)
+    query = Q(deleted=None) & ~Q(kind=Bot.PERSON)  # a person's seat is no bot
     if game:
         query &= Q(game=game)
     if owner:

@@ -21,6 +21,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from arena.bots.uploads import version_folder
+from arena.people.tables import person_tables
 from arena.competitions import ladder_editions
 from arena.competitions.bot_record import fares, rating_mark, rating_points
 from arena.models import ApiToken, Bot, BotVersion, Match, MatchSeat, Rating
@@ -129,9 +130,11 @@ def bot_page(request, bot_id: int):
 
 @login_required
 def my_bots(request):
-    bots = (Bot.objects.filter(owner=request.user, deleted=None).annotate(version_count=Count("versions"), last=Max("versions__number"))
+    # a person's own seat (arena.people) is no bot of theirs: their tables are listed apart
+    bots = (Bot.objects.filter(owner=request.user, deleted=None).exclude(kind=Bot.PERSON).annotate(version_count=Count("versions"), last=Max("versions__number"))
             .order_by("game", "name"))
-    return render(request, "webui/my_bots.html", {"bots": bots, "games": game_names()})
+    return render(request, "webui/my_bots.html", {"bots": bots, "games": game_names(),
+                                                  "tables": person_tables(request.user)})
 
 
 @owner_only

@@ -10,6 +10,7 @@ from markdown_it import MarkdownIt
 
 from arena import onboarding
 from arena.games import game_choices
+from arena.people.tables import table_choices
 
 _markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
 
@@ -41,5 +42,5 @@ def learn_game(request, game: str):
     return render(request, "webui/learn_game.html", {
         "game": game, "game_name": names[game], "rules": markdown(rules) if rules else None,
         "proto": onboarding.proto(game), "proto_name": onboarding.proto_name(game),
-        "house": onboarding.house_strength(game),
+        "house": onboarding.house_strength(game), "table": table_choices(game),
     })

@@ -1,0 +1,99 @@
+"""The Redis bridge between a person's seat relay (on the worker) and the web.
+
+Per seat of a match, two keys:
+
+- ``parlour:person:<match>:<seat>:decision`` — the decision waiting for the person, as JSON: what
+  the referee sent that seat and nothing more (its observation, its legal actions and their
+  labels), its id and its deadline. Set by the relay, deleted once answered or timed out.
+- ``parlour:person:<match>:<seat>:answers`` — a list the web pushes answers on
+  (``{"decision_id", "index"}``), which the relay pops.
+
+An answer is checked twice: by the web before it is pushed (a clear message for the person) and by
+the relay before it is played (a stale answer, for an earlier decision, is dropped). One answer per
+decision: a marker set once (``...:answered:<id>``) refuses a second tab's answer.
+"""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import redis
+
+KEEP = 24 * 3600  # seconds a seat's keys outlive a worker that died mid-decision
+
+
+class PersonAway(Exception):
+    """The person did not answer in time: the referee's fault policy plays for them."""
+
+
+class AnswerRefused(ValueError):
+    """An answer the seat cannot take: one line for the person."""
+
+
+def key(match_id: int, seat: int, part: str) -> str:
+    return f"parlour:person:{match_id}:{seat}:{part}"
+
+
+def waiting(connection: redis.Redis, match_id: int, seat: int) -> dict[str, Any] | None:
+    """The decision waiting for the person at this seat, or None."""
+    raw = connection.get(key(match_id, seat, "decision"))
+    return json.loads(raw) if raw else None
+
+
+def submit(connection: redis.Redis, match_id: int, seat: int, decision_id: int, index: int) -> dict[str, Any]:
+    """Hand the person's answer to the relay: the action chosen, or AnswerRefused saying why not
+    (no decision waiting, an older one, an index that is no legal action, answered already)."""
+    if connection.exists(key(match_id, seat, f"answered:{decision_id}")):
+        raise AnswerRefused("this decision was answered already (in another tab?)")
+    decision = waiting(connection, match_id, seat)
+    if decision is None:
+        raise AnswerRefused("no decision is waiting for you at this table")
+    if decision["decision_id"] != decision_id:
+        raise AnswerRefused("that decision is over: the table has moved on (reload to see where it is)")
+    legal = decision["legal_actions"]
+    if type(index) is not int or not 0 <= index < len(legal):
+        raise AnswerRefused(f"not a legal action: choose one of the {len(legal)} offered")
+    if not connection.set(key(match_id, seat, f"answered:{decision_id}"), 1, nx=True, ex=KEEP):
+        raise AnswerRefused("this decision was answered already (in another tab?)")
+    connection.rpush(key(match_id, seat, "answers"), json.dumps({"decision_id": decision_id, "index": index}))
+    connection.expire(key(match_id, seat, "answers"), KEEP)
+    return legal[index]
+
+
+class SeatBridge:
+    """The relay's side: publish one decision, wait for its answer."""
+
+    def __init__(self, connection: redis.Redis, match_id: int, seat: int, seconds: float) -> None:
+        self.connection = connection
+        self.match_id, self.seat = match_id, seat
+        self.seconds = seconds  # the person's clock for one decision
+
+    def ask(self, decision: dict[str, Any], seconds: float | None = None) -> dict[str, Any]:
+        """Publish ``decision`` (``decision_id``, ``legal_actions``, ``labels``, ``observation``...)
+        and return the legal action the person chose; PersonAway when no answer came in time."""
+        seconds = self.seconds if seconds is None else min(self.seconds, seconds)
+        deadline = time.time() + seconds
+        answers = key(self.match_id, self.seat, "answers")
+        self.connection.delete(answers)  # answers to earlier decisions are void
+        self.connection.set(key(self.match_id, self.seat, "decision"),
+                            json.dumps({**decision, "deadline": deadline, "seconds": seconds}), ex=KEEP)
+        try:
+            while time.time() < deadline:
+                # a second at a time (BLPOP takes whole seconds): a deadline is overshot by less than one
+                popped = self.connection.blpop([answers], timeout=1)
+                if popped is None:
+                    continue
+                answer = json.loads(popped[1])
+                legal = decision["legal_actions"]
+                index = answer.get("index")
+                if answer.get("decision_id") == decision["decision_id"] and type(index) is int \
+                        and 0 <= index < len(legal):
+                    return legal[index]
+            raise PersonAway(f"the person did not answer within {seconds:.0f} s")
+        finally:
+            self.connection.delete(key(self.match_id, self.seat, "decision"))
+
+    def ended(self) -> None:
+        """The match is over: nothing waits for the person any more."""
+        self.connection.delete(key(self.match_id, self.seat, "decision"), key(self.match_id, self.seat, "answers"))

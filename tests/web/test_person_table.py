@@ -1,0 +1,134 @@
+"""People at the table (arena.people): the seat relay's Redis bridge on a real Redis, with the real
+match host playing the seat, and the person answering through the site's own endpoints."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from arena.models import Bot, Match
+from arena.people.bridge import AnswerRefused, SeatBridge, submit, waiting
+from arena.people.relay import PersonRelay
+from bots_sdk.loading import parse_bot_spec
+from bots_sdk.local import play_match
+from referee.timecontrol import TimeControl
+
+GAME = "kuhn-poker"  # two seats, a private card each: what a seat may see is plain
+
+
+def greedy():
+    return parse_bot_spec("greedy", GAME).make()
+
+
+def test_a_silent_person_gets_the_fault_policy_default_action(redis_client):
+    """Nobody answers: each decision fails after the person's clock and the referee's fault policy
+    plays the default action; at three strikes the autopilot plays the seat, and the match ends."""
+    relay = PersonRelay(SeatBridge(redis_client, 7, 0, seconds=1.0))
+    started = time.monotonic()
+    outcome = play_match(GAME, [relay, greedy()], seed=5, time_control=TimeControl(30.0, 0.0))
+    assert time.monotonic() - started < 10
+    faults = [f for f in outcome.faults if f.seat == 0]
+    assert len(faults) == 3 and faults[-1].forfeited
+    assert all("did not answer within 1 s" in f.reason for f in faults)
+    assert outcome.result["scores"] and waiting(redis_client, 7, 0) is None
+
+
+def test_the_bridge_publishes_the_seats_view_only_and_refuses_bad_answers(redis_client):
+    """The decision published is what the seat was sent (its own card, the other hidden); an
+    illegal index, an old decision and a second answer are refused and change nothing."""
+    relay = PersonRelay(SeatBridge(redis_client, 8, 1, seconds=20.0))
+    seen, chosen = [], []
+
+    def person() -> None:
+        while len(seen) < 200:
+            decision = waiting(redis_client, 8, 1)
+            if decision is None or (seen and seen[-1]["decision_id"] == decision["decision_id"]):
+                if done.is_set():
+                    return
+                time.sleep(0.01)
+                continue
+            seen.append(decision)
+            legal = decision["legal_actions"]
+            with pytest.raises(AnswerRefused, match="not a legal action"):
+                submit(redis_client, 8, 1, decision["decision_id"], len(legal))
+            with pytest.raises(AnswerRefused, match="the table has moved on"):
+                submit(redis_client, 8, 1, decision["decision_id"] + 1000, 0)
+            index = len(seen) % len(legal)
+            chosen.append(submit(redis_client, 8, 1, decision["decision_id"], index))
+            with pytest.raises(AnswerRefused, match="answered already"):
+                submit(redis_client, 8, 1, decision["decision_id"], 0)
+
+    done = threading.Event()
+    thread = threading.Thread(target=person)
+    thread.start()
+    try:
+        outcome = play_match(GAME, [greedy(), relay], seed=11, time_control=TimeControl(30.0, 0.0))
+    finally:
+        done.set()
+        thread.join(10)
+    assert seen and not outcome.faults
+    for decision in seen:
+        cards = decision["observation"]["cards"]
+        assert not cards[1].get("hidden") and cards[0] == {"hidden": True}
+        assert decision["seat"] == 1 and len(decision["labels"]) == len(decision["legal_actions"])
+    played = [entry for entry in outcome.log if entry["seat"] == 1]
+    assert [entry["action"] for entry in played] == chosen
+
+
+@pytest.mark.django_db
+def test_a_person_plays_through_the_site(client, django_user_model, redis_client):
+    """"Play against" from the game's page queues an unrated match with a person's seat; the table's
+    endpoints show the seat's decision and take its answers; another person's answer is refused."""
+    alice = django_user_model.objects.create_user("alice", password="pw")
+    bob = django_user_model.objects.create_user("bob", password="pw")
+    client.force_login(alice)
+    page = client.get(f"/learn/{GAME}/")
+    assert b"Play against them" in page.content
+    response = client.post(f"/learn/{GAME}/play/", {"variant": "standard", "opponent": ["greedy", ""], "seat": "2"})
+    match = Match.objects.get()
+    assert response.status_code == 302 and response.url == f"/table/{match.pk}/"
+    assert not match.rated and match.time_control["move_limit"] > 60
+    seats = list(match.seats.order_by("seat").values_list("bot_version__bot__kind", "bot_version__bot__owner"))
+    assert seats == [(Bot.HOUSE, None), (Bot.PERSON, alice.pk)]
+    assert b"you play seat 2" in client.get(f"/table/{match.pk}/").content
+    mine = client.get("/bots/").content.decode()
+    assert f'href="/table/{match.pk}/"' in mine and "@alice" not in mine  # a table, not a bot of hers
+    assert client_for(bob).get(f"/table/{match.pk}/").status_code == 404
+
+    relay = PersonRelay(SeatBridge(redis_client, match.pk, 1, seconds=20.0))
+    result = {}
+    player = threading.Thread(target=lambda: result.update(outcome=play_match(
+        GAME, [greedy(), relay], seed=match.seed, time_control=TimeControl(30.0, 0.0))))
+    player.start()
+    answered = 0
+    other = client_for(bob)
+    deadline = time.monotonic() + 30
+    while player.is_alive() and time.monotonic() < deadline:
+        decision = client.get(f"/table/{match.pk}/state.json").json()["decision"]
+        if decision is None:
+            time.sleep(0.01)
+            continue
+        refused = other.post(f"/table/{match.pk}/answer/", {"decision_id": decision["decision_id"], "index": 0},
+                             content_type="application/json")
+        assert refused.status_code == 403 and "no seat" in refused.json()["error"]
+        bad = client.post(f"/table/{match.pk}/answer/", {"decision_id": decision["decision_id"], "index": 99},
+                          content_type="application/json")
+        assert bad.status_code == 400 and "not a legal action" in bad.json()["error"]
+        good = client.post(f"/table/{match.pk}/answer/", {"decision_id": decision["decision_id"], "index": 0},
+                           content_type="application/json")
+        assert good.status_code == 200 and good.json()["played"] == decision["legal_actions"][0]
+        answered += 1
+        while (client.get(f"/table/{match.pk}/state.json").json()["decision"] or {}).get(
+                "decision_id") == decision["decision_id"]:
+            time.sleep(0.01)
+    player.join(10)
+    assert answered and not result["outcome"].faults
+
+
+def client_for(user):
+    from django.test import Client
+
+    other = Client()
+    other.force_login(user)
+    return other

@@ -1,0 +1,70 @@
+"""People at the table (arena.people): "play against" the house bots from a game's page, and the
+person's table — their seat's view, the legal actions as labelled choices, their answer posted.
+The page polls ``state.json``; a reload resumes the seat (the decision waits in Redis)."""
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from arena.games import game_choices
+from arena.models import Match
+from arena.people.bridge import AnswerRefused
+from arena.people.tables import TableError, answer, person_seat, start_table, table_state
+
+
+@login_required
+@require_POST
+def play_against(request, game: str):
+    """Seat the person against the house bots picked (``opponent``, repeated), in ``variant``."""
+    if game not in dict(game_choices()):
+        raise Http404("unknown game")
+    try:
+        seat = int(request.POST.get("seat") or 1) - 1
+        match = start_table(request.user, game, request.POST.get("variant", ""), [o for o in request.POST.getlist("opponent") if o], seat)
+    except (TableError, ValueError) as exc:
+        messages.error(request, f"Match not started: {exc}")
+        return redirect("learn_game", game=game)
+    return redirect("table", match_id=match.pk)
+
+
+def _match_of_person(request, match_id: int) -> Match:
+    match = get_object_or_404(Match, pk=match_id)
+    if person_seat(match, request.user) is None:
+        raise Http404("you have no seat at this table")
+    return match
+
+
+@login_required
+def table(request, match_id: int):
+    match = _match_of_person(request, match_id)
+    return render(request, "webui/table.html", {"match": match, "seat": person_seat(match, request.user)})
+
+
+@login_required
+def table_state_json(request, match_id: int):
+    match = _match_of_person(request, match_id)
+    return JsonResponse(table_state(match, request.user))
+
+
+@login_required
+@require_POST
+def table_answer(request, match_id: int):
+    """The person's answer: ``{"decision_id", "index"}`` (JSON or form). 200 with the action played,
+    else 400 (403: not their table) with a message that says why; nothing changes."""
+    match = get_object_or_404(Match, pk=match_id)
+    try:
+        body = json.loads(request.body) if request.content_type == "application/json" else request.POST
+    except ValueError:
+        return JsonResponse({"error": "the answer is not JSON"}, status=400)
+    if person_seat(match, request.user) is None:
+        return JsonResponse({"error": "you have no seat at this table"}, status=403)
+    try:
+        action = answer(match, request.user, body.get("decision_id"), body.get("index"))
+    except AnswerRefused as exc:
+        return JsonResponse({"error": str(exc)}, status=400)
+    return JsonResponse({"played": action})
