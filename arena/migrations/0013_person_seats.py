@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('arena', '0011_webhooks_and_deliveries'),
+        ('arena', '0012_tournament_created_by'),
     ]
 
     operations = [
