@@ -412,3 +412,37 @@ def test_the_fifth_game_is_drawn_by_its_own_renderer_from_its_package(site, repl
     page.click("#viewer-jumps button.viewer-jump-next[data-mark='round']")
     assert "Hand 2 / 10" in page.locator("#viewer-board .status-line").inner_text()
     page.close()
+
+
+LONG_NAME = "a-bot-with-a-name-as-long-as-the-site-allows-which-is-64-letters"[:64]
+LADDER = """
+from arena.models import Bot, BotVersion, Rating
+from arena.competitions import ladder_editions
+from arena.competitions.ladder import standard_ladder
+for i, name in enumerate(["{long}", "short", "random#9"]):
+    bot = Bot.objects.create(name=name, game="tussie-mussie", kind=Bot.HOUSE)
+    version = BotVersion.objects.create(bot=bot, number=2, spec="random", state="active")
+    Rating.objects.create(ladder=standard_ladder("tussie-mussie"), bot_version=version, mu=25 - i, sigma=8, games=1)
+ladder_editions.renew("tussie-mussie")
+"""
+
+
+def test_the_ladder_fits_a_phone_and_a_desktop_long_names_cut_and_whole_on_hover(site, browser) -> None:
+    site.django(LADDER.format(long=LONG_NAME))
+    for width in (1280, 390):
+        page = browser.new_page(viewport={"width": width, "height": 800})
+        page.goto(f"{site.url}/ladder/tussie-mussie/")
+        assert page.locator("link[rel=icon]").count() == 1  # the site's favicon
+        assert not wider_than_the_viewport(page), (width, wider_than_the_viewport(page))
+        assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1"), \
+            (width, page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]"))
+        name = page.locator("table.ladder a.long-name", has_text="a-bot-with")
+        assert name.get_attribute("title") == f"{LONG_NAME} v2"
+        assert name.evaluate("e => e.scrollWidth > e.clientWidth")  # cut with an ellipsis, whole on hover
+        headers = page.locator("table.ladder th:visible").all_inner_texts()
+        assert {"Rank", "Bot", "Games"} <= {h.split(" ")[0] for h in headers}, headers
+        assert page.locator("table.ladder td:visible", has_text="1").count() >= 3  # the games column shows
+        options = page.locator("select[name=ladder] option").all_inner_texts()
+        # option keys as words, not "tussie-mussie/standard/honeysuckle=any_row,marigold_gap=close"
+        assert "standard · honeysuckle: any row · marigold gap: close (standard)" in options, options
+        page.close()

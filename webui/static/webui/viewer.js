@@ -428,7 +428,7 @@
     if (!isNum(seat)) return "—";
     var seats = arr(this.header.seats);
     var entry = obj(seats[seat]);
-    var name = entry.bot ? String(entry.bot) + (entry.version ? " " + String(entry.version) : "") : "";
+    var name = entry.bot ? String(entry.bot) + (entry.version ? " v" + String(entry.version) : "") : "";
     return "Seat " + seat + (name ? " · " + name : "");
   };
   Viewer.prototype.seatColour = function (seat) {
