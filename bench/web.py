@@ -12,9 +12,10 @@ printed beside it.
 Then a 6-seat Bszzzz replay (random bots) on a real site (gunicorn, tests/browser_site.py): its size
 on the wire as a browser asks for it (gzip accepted) and, when Debian's chromium is installed, the
 time from the match page's navigation to the viewer's first drawn step (its ``viewer-ready``
-mark), median of three loads; and the size of the first part the viewer fetches (everything but the
+mark), median of three loads, and the first view of a freshly recorded copy (``first_view_ms``); the
+time a page joining it live at two thirds takes to show the newest frame (``live_catch_up_ms``); and the size of the first part the viewer fetches (everything but the
 seats' own views, which it fetches when a seat's perspective is picked: webui/views/matches.py).
-Targets: <= 1.5 MB on the wire, ready <= 1 s on localhost.
+Targets: <= 1.5 MB on the wire, ready, first view and live catch-up <= 1 s on localhost.
 """
 from __future__ import annotations
 
@@ -122,6 +123,7 @@ def replay_figures(players: int = 6, seed: int = 3) -> dict:
         subprocess.run([sys.executable, "-m", "bots_sdk", "play", "bszzzz", *["random"] * players, "--seed", str(seed),
                         "--replay", str(replay)], cwd=ROOT, check=True, capture_output=True)
         raw = len(gzip.decompress(replay.read_bytes()))
+        (Path(home) / "site").mkdir()  # its Redis (live frames) keeps its socket there
         with running_site(Path(home) / "site") as site:
             match_id = make_match(site, "bench/bszzzz", "bszzzz", players, "finished", seed=seed, replay=str(replay),
                                   result={"scores": [0] * players, "ranks": list(range(1, players + 1))})
@@ -138,10 +140,13 @@ def replay_figures(players: int = 6, seed: int = 3) -> dict:
             figures = {"replay_steps": len(json.loads(gzip.decompress(replay.read_bytes()))["log"]),
                        "replay_json_mb": round(raw / 1e6, 2), "replay_wire_mb": round(wire / 1e6, 3),
                        "replay_encoding": encoding, "first_part_wire_mb": round(first / 1e6, 3),
-                       "seats_part_wire_mb": round(seats / 1e6, 3), "viewer_ready_ms": None}
+                       "seats_part_wire_mb": round(seats / 1e6, 3), "viewer_ready_ms": None,
+                       "first_view_ms": None, "live_catch_up_ms": None}
             if Path(CHROMIUM).exists():
                 times = []
                 with chromium() as browser:
+                    figures["first_view_ms"] = first_view_ms(site, browser, replay, players, seed)
+                    figures["live_catch_up_ms"] = live_catch_up_ms(site, browser, replay, players)
                     for _ in range(3):
                         page = browser.new_page(viewport={"width": 1280, "height": 900})
                         page.goto(f"{site.url}/matches/{match_id}/")
@@ -150,6 +155,46 @@ def replay_figures(players: int = 6, seed: int = 3) -> dict:
                         page.close()
                 figures["viewer_ready_ms"] = round(statistics.median(times))
     return figures
+
+
+def first_view_ms(site, browser, replay: Path, players: int, seed: int) -> int:
+    """A freshly recorded replay (a copy stored, its parts made as recording makes them), its first
+    view: from the match page's navigation to the viewer's first drawn step."""
+    import shutil
+
+    from arena.road import replay_copies
+    from browser_site import make_match
+
+    fresh = replay.with_name("fresh-" + replay.name)
+    shutil.copy(replay, fresh)
+    replay_copies.prepare(fresh)
+    match_id = make_match(site, "bench/fresh", "bszzzz", players, "finished", seed=seed, replay=str(fresh),
+                          result={"scores": [0] * players, "ranks": list(range(1, players + 1))})
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{site.url}/matches/{match_id}/")
+    page.wait_for_selector("#viewer[data-ready]", timeout=60_000)
+    ready = page.evaluate("performance.getEntriesByName('viewer-ready')[0].startTime")
+    page.close()
+    return round(ready)
+
+
+def live_catch_up_ms(site, browser, replay: Path, players: int) -> int:
+    """A page joining the same match live at two thirds of its steps: from the navigation until the
+    page shows the newest frame."""
+    from arena.road import live_frames
+    from browser_site import make_match, shown_step, wait_until
+
+    frames = [json.dumps(f) for f in json.loads(gzip.decompress(replay.read_bytes()))["public"]]
+    head = len(frames) * 2 // 3
+    match_id = make_match(site, "bench/live", "bszzzz", players, "running")
+    live_frames.LiveMatch(match_id, site.redis()).add(0, frames[:head])
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    started = time.perf_counter()
+    page.goto(f"{site.url}/matches/{match_id}/")
+    wait_until(lambda: shown_step(page) == head - 1, timeout=60)
+    elapsed = time.perf_counter() - started
+    page.close()
+    return round(elapsed * 1000)
 
 
 def main() -> None:
@@ -197,6 +242,9 @@ def main() -> None:
               f"target <= 1.5 MB), of which the viewer's first part {figures['first_part_wire_mb']} MB "
               f"(the seats' views, {figures['seats_part_wire_mb']} MB, when a seat is picked) · viewer ready in "
               + (f"{ready} ms (target <= 1000 ms)" if ready is not None else "? (no chromium)"))
+        if ready is not None:
+            print(f"a freshly recorded one's first view {figures['first_view_ms']} ms · joining it live at two thirds, "
+                  f"at the head in {figures['live_catch_up_ms']} ms (targets <= 1000 ms)")
 
 
 def record_results(f: dict) -> None:

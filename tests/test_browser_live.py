@@ -1,5 +1,6 @@
 """Watching in a real browser (Debian's chromium, Playwright) on a real site (gunicorn, SQLite, a
-private Redis): a running match followed from its first frames to its end, every step in turn;
+private Redis): a running match followed from its first frames to its end at its head, a long
+6-seat match joined in its middle;
 the pages that list the matches being played; each game's viewer at a desktop and a phone width, its
 cards legible (full names, tooltips, contrast); the site's menu folded at a phone width."""
 from __future__ import annotations
@@ -69,7 +70,7 @@ def finished_match(site, replays, game: str, name: str) -> tuple[dict, int]:
                               result=replay["result"])
 
 
-def test_a_live_match_is_watched_from_its_first_frames_to_its_end_without_a_jump(site, replays, browser) -> None:
+def test_a_live_match_is_followed_at_its_head_to_its_end_which_offers_the_replay(site, replays, browser) -> None:
     replay = read(replays["misty"])
     frames = replay["public"]
     stored = site.home / "replays" / "live-misty.replay.json.gz"
@@ -107,17 +108,46 @@ def test_a_live_match_is_watched_from_its_first_frames_to_its_end_without_a_jump
     finish_match(site, match_id, str(stored), replay["result"])
     live_frames.recorded(match_id, "finished", site.redis())
     last = len(frames) - 1
-    wait_until(lambda: shown_step(page) == last, timeout=30)
+    wait_until(lambda: shown_step(page) == last, timeout=10)
     page.wait_for_selector("#viewer:not(.is-live)")
+    assert "The match is over" in page.locator("#viewer-status").inner_text()
     seen = page.evaluate("window.seenSteps")
     assert seen[0] <= 1 and seen[-1] == last
-    jumps = [(a, b) for a, b in zip(seen, seen[1:]) if b - a not in (0, 1)]  # drawn again: no jump
-    assert not jumps, f"the step counter jumped: {jumps[:5]}"
+    assert seen == sorted(seen), "the step counter went back while following"
     # the whole replay took over: the seats' perspectives are offered, the result is shown
     assert page.locator("#viewer-perspective option[value='seat-1']").count() == 1
     assert page.locator("#viewer-result").is_visible()
+    page.click("#viewer-status button.viewer-watch-replay")  # the replay, offered from its start
+    wait_until(lambda: 0 < shown_step(page) < last, timeout=5)
     page.goto(f"{site.url}/")
     assert page.locator(f"#playing-now a[href='/matches/{match_id}/']").count() == 0
+
+
+def test_a_long_six_seat_match_joined_in_its_middle_is_shown_at_its_head_within_a_second(site, browser,
+                                                                                          tmp_path) -> None:
+    """A 6-seat Bszzzz! match plays hundreds of steps a second: a page joining it shows the newest
+    frame within about a second, and stays at the head as the play goes on (not every step in turn)."""
+    replay = read(play("bszzzz", 6, tmp_path, seed=3))
+    encoded = [json.dumps(f) for f in replay["public"]]
+    assert len(encoded) > 1000
+    match_id = make_match(site, "live/bszzzz6", "bszzzz", 6, "running")
+    feed = live_frames.LiveMatch(match_id, site.redis())
+    middle = len(encoded) * 2 // 3
+    feed.add(0, encoded[:middle])
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    started = time.monotonic()
+    page.goto(f"{site.url}/matches/{match_id}/")
+    wait_until(lambda: shown_step(page) == middle - 1, timeout=10)
+    joined = time.monotonic() - started
+    assert joined < 3, f"at the head after {joined:.1f} s"  # about 1 s; loosely, for a busy machine
+    page.wait_for_selector("#viewer.is-following")
+    for start in range(middle, len(encoded), 100):  # ~1,000 steps a second
+        feed.add(start, encoded[start:start + 100])
+        time.sleep(0.1)
+    started = time.monotonic()
+    wait_until(lambda: shown_step(page) == len(encoded) - 1, timeout=10)
+    assert time.monotonic() - started < 2, "behind the play"
+    page.close()
 
 
 def wider_than_the_viewport(page) -> list[str]:
@@ -382,3 +412,37 @@ def test_the_fifth_game_is_drawn_by_its_own_renderer_from_its_package(site, repl
     page.click("#viewer-jumps button.viewer-jump-next[data-mark='round']")
     assert "Hand 2 / 10" in page.locator("#viewer-board .status-line").inner_text()
     page.close()
+
+
+LONG_NAME = "a-bot-with-a-name-as-long-as-the-site-allows-which-is-64-letters"[:64]
+LADDER = """
+from arena.models import Bot, BotVersion, Rating
+from arena.competitions import ladder_editions
+from arena.competitions.ladder import standard_ladder
+for i, name in enumerate(["{long}", "short", "random#9"]):
+    bot = Bot.objects.create(name=name, game="tussie-mussie", kind=Bot.HOUSE)
+    version = BotVersion.objects.create(bot=bot, number=2, spec="random", state="active")
+    Rating.objects.create(ladder=standard_ladder("tussie-mussie"), bot_version=version, mu=25 - i, sigma=8, games=1)
+ladder_editions.renew("tussie-mussie")
+"""
+
+
+def test_the_ladder_fits_a_phone_and_a_desktop_long_names_cut_and_whole_on_hover(site, browser) -> None:
+    site.django(LADDER.format(long=LONG_NAME))
+    for width in (1280, 390):
+        page = browser.new_page(viewport={"width": width, "height": 800})
+        page.goto(f"{site.url}/ladder/tussie-mussie/")
+        assert page.locator("link[rel=icon]").count() == 1  # the site's favicon
+        assert not wider_than_the_viewport(page), (width, wider_than_the_viewport(page))
+        assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1"), \
+            (width, page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]"))
+        name = page.locator("table.ladder a.long-name", has_text="a-bot-with")
+        assert name.get_attribute("title") == f"{LONG_NAME} v2"
+        assert name.evaluate("e => e.scrollWidth > e.clientWidth")  # cut with an ellipsis, whole on hover
+        headers = page.locator("table.ladder th:visible").all_inner_texts()
+        assert {"Rank", "Bot", "Games"} <= {h.split(" ")[0] for h in headers}, headers
+        assert page.locator("table.ladder td:visible", has_text="1").count() >= 3  # the games column shows
+        options = page.locator("select[name=ladder] option").all_inner_texts()
+        # option keys as words, not "tussie-mussie/standard/honeysuckle=any_row,marigold_gap=close"
+        assert "standard · honeysuckle: any row · marigold gap: close (standard)" in options, options
+        page.close()

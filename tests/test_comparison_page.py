@@ -3,6 +3,8 @@ by the driver (here with the in-process player, house bots only), and its figure
 (pytest-django: ``db``, ``client``; skipped where pytest-django has no Django settings.)"""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("pytest_django")
@@ -19,6 +21,7 @@ from arena.competitions.sequential_comparison import LocalPlayer
 from arena.competitions.comparison_requests import run_recorded
 from arena.bots.house_entrants import house_version
 from arena.models import Bot, BotVersion, Comparison
+from arena.road import replay_copies
 
 pytestmark = pytest.mark.django_db
 GAME = "tussie-mussie"
@@ -97,6 +100,8 @@ def test_a_comparison_plays_its_games_on_the_one_road(client, owned, monkeypatch
     assert run_recorded(comparison.pk) == Comparison.FINISHED
     games = Match.objects.filter(key__startswith=f"compare/{comparison.pk}/")
     assert games.count() == 4 and all(m.status == Match.FINISHED and not m.rated and m.replay_path for m in games)
+    # the viewer's parts are made as the match is recorded, not on its first view (issue 40)
+    assert all(p.is_file() for m in games for p in replay_copies.part_paths(Path(m.replay_path)).values())
     assert not Rating.objects.exists()
     comparison.refresh_from_db()
     assert comparison.figures["games"] == 4

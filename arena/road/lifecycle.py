@@ -58,7 +58,7 @@ from ..fleet.enqueue import enqueue_match_later
 from ..fleet.routing import holder_of
 from ..models import Bot, Match, MatchSeat
 from ..people.relay import start_relay
-from . import live_frames
+from . import live_frames, replay_copies
 from .batch_updates import update_rows
 from .live_frames import LiveMatch
 from .time_limits import match_time_limit
@@ -259,6 +259,7 @@ def play(match: Match, plan: list[SeatPlan] | None = None) -> PlayedMatch:
         path = replay_file(match)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(outcome.replay_gz)  # as the referee gzipped it: stored once, never re-encoded
+        replay_copies.prepare(path)  # the viewer's parts, before the match is announced recorded
         played.replay_path = str(path)
     return played
 

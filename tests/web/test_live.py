@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 from django.urls import reverse
 
-from arena.road import live_frames
+from arena.road import live_frames, replay_copies
 from arena.models import Match
 
 from .site_data import bot, match, user
@@ -89,6 +89,18 @@ def test_the_viewer_gets_a_replay_in_two_parts_the_seats_views_apart(client, pla
     publish(running.pk, players.replay["public"][:3], redis_client)
     now = client.get(reverse("replay_json", args=[running.pk]) + "?part=spectator").json()
     assert now["public"] == players.replay["public"][:3] and "seat_views" not in now and now["header"]["live"]
+
+
+def test_the_viewers_parts_made_at_recording_are_what_a_first_view_reads(client, players) -> None:
+    """arena.road.lifecycle.play prepares the parts beside the stored replay (replay_copies.prepare):
+    the first request reads them as they are, splitting nothing."""
+    done = match([players.a, players.b], ranks=[1, 2], scores=[3, 1], replay=players.path)
+    replay_copies.prepare(players.path)
+    made = {name: path.stat().st_mtime_ns for name, path in replay_copies.part_paths(players.path).items()}
+    for name, path in replay_copies.part_paths(players.path).items():
+        response = get_gzip(client, reverse("replay_json", args=[done.pk]) + f"?part={name}")
+        assert response.content == path.read_bytes() and path.stat().st_mtime_ns == made[name]
+    assert json.loads(gzip.decompress(response.content)) == {"views": players.replay["views"]}
 
 
 def publish(match_id: int, frames: list[dict], redis_client) -> live_frames.LiveMatch:

@@ -132,7 +132,9 @@ def test_rank_columns_sorting_and_pages(client) -> None:
     assert rows[0]["conservative"] == pytest.approx(rows[0]["mu"] - 3 * rows[0]["sigma"], abs=5e-8)
     assert rows[0]["win_rate"] == pytest.approx(14 / 29, abs=5e-8)
     assert rows[0]["win_text"] == "48%"
-    assertContains(response, f'<a href="{reverse("bot", args=[rows[0]["bot_id"]])}">bot029</a>')
+    # the name cut with an ellipsis when long, whole (with its version) on hover
+    assertContains(response, f'<a class="long-name" href="{reverse("bot", args=[rows[0]["bot_id"]])}" '
+                             f'title="bot029 v{rows[0]["version"]}">bot029</a>')
     page = response.content.decode()
     for heading in ("Rank", "Bot", "Owner", "Win rate", "Games"):
         assert heading in page

@@ -66,8 +66,22 @@ def ladder_context(game: str, asked_ladder: str, asked_sort: str, asked_page: st
     query = urlencode({"ladder": key, "sort": sort_text}) + "&"
     # the table as HTML: rendering its rows costs more than the rest of the page together
     table = render_to_string("webui/_ladder_table.html", {"page": page, "columns": columns, "query": query})
-    return {"ladder_key": key, "ladder_keys": keys, "standard": standard, "count": page.paginator.count,
+    return {"ladder_key": key, "ladder_keys": keys, "ladder_choices": [(k, ladder_label(k)) for k in keys],
+            "standard": standard, "count": page.paginator.count,
             "number": page.number, "rows": page.object_list, "sort": sort_text, "table": table}
+
+
+def ladder_label(key: str) -> str:
+    """A ladder's key in words: ``tussie-mussie/standard/honeysuckle=any_row`` is "standard ·
+    honeysuckle: any row" (the game is the page's)."""
+    parts = key.split("/", 2)
+    if len(parts) < 3:
+        return key
+    words = [parts[1].replace("_", " ")]
+    for rule in filter(None, parts[2].split(",")):
+        name, _, value = rule.partition("=")
+        words.append(f"{name.replace('_', ' ')}: {value.replace('_', ' ')}")
+    return " · ".join(words)
 
 
 def ladder_row(values: dict[str, Any], bot_prefix: str) -> dict[str, Any]:

@@ -6,14 +6,15 @@ only ships it.
 A stored replay is gzipped JSON (keyframes and deltas, ``referee/replay.py``). It goes out as it is
 stored, with ``Content-Encoding: gzip``, whenever the user may see all of it; a visitor who may not
 read the bots' log lines gets a copy without them, gzipped once per match and kept beside the
-replay (``<replay>.shared.gz``); a bot's owner, whose copy holds their own bots' lines, gets one
+replay (``<replay>.shared.gz``, ``arena/road/replay_copies.py``); a bot's owner, whose copy holds their own bots' lines, gets one
 gzipped on the fly. A client that does not accept gzip gets the plain JSON.
 
 The viewer asks for the replay in two parts (``replay.json?part=...``), so that it can draw the first
 step before the bulk has arrived: ``spectator``, everything but the seats' own views, with
 ``"seat_views": N``, how many seats have views to fetch; and ``seats``, ``{"views": [...]}``, asked
 only when someone picks a seat's perspective (in a 6-seat Bszzzz match the views are most of the
-file). A visitor's two parts are split once from the shared copy and kept beside it, like it.
+file). A visitor's two parts are made beside the replay when the match is recorded
+(``arena/road/replay_copies.py``), so that a first view reads a file.
 
 A running match is followed with ``GET /matches/<id>/live.json?from=N``: the public frames from
 step N on as soon as there are any, else after at most ``PARLOUR_LIVE_WAIT`` seconds an empty list (long
@@ -27,8 +28,6 @@ from __future__ import annotations
 import gzip
 import json
 import logging
-import os
-import shutil
 from pathlib import Path
 
 from django.conf import settings
@@ -39,13 +38,11 @@ from django.urls import reverse
 from arena.games import card_texts
 from arena.models import Match
 from arena.road.live_frames import wait_for_frames
+from arena.road.replay_copies import PARTS, pack, part_copies, shared_copy, spectator_part
 from arena.road.replay_visibility import NoReplay, ReplayAccess, replay_access, visible_replay
 
 from .common import game_names
 
-GZIP_LEVEL = 6
-NO_LOG_LINES = b'"bot_logs":[]'  # as referee/replay.py writes a replay without log lines
-NO_NOTES = b'"notes":[]'  # ... and without notes (replays made before notes have no such key)
 log = logging.getLogger("parlour.web")
 
 
@@ -63,36 +60,6 @@ def gzipped_json_response(request, body_gz: bytes, cache: str) -> HttpResponse:
     response["Vary"] = "Accept-Encoding, Cookie"
     response["Cache-Control"] = cache
     return response
-
-
-def pack(data: dict) -> bytes:
-    return gzip.compress(json.dumps(data, separators=(",", ":")).encode(), compresslevel=GZIP_LEVEL, mtime=0)
-
-
-def shared_copy(match: Match) -> Path:
-    """The stored replay without the bots' log lines and notes, what any visitor may see of a
-    finished match (when no seat's notes are public): made once (atomically) beside the replay; a
-    link to the replay when it holds no log line and no note."""
-    stored = Path(match.replay_path)
-    shared = stored.with_name(stored.name + ".shared.gz")
-    if shared.is_file() and shared.stat().st_mtime >= stored.stat().st_mtime:
-        return shared
-    raw = gzip.decompress(stored.read_bytes())
-    temporary = shared.with_name(f"{shared.name}.{os.getpid()}.tmp")
-    # an empty top-level list, found without parsing: inside a JSON string these quotes would be escaped
-    if NO_LOG_LINES not in raw or (NO_NOTES not in raw and b'"notes"' in raw):
-        replay = json.loads(raw)
-        replay["bot_logs"] = []
-        replay["notes"] = []
-        temporary.write_bytes(pack(replay))
-    else:  # nothing to take out: the stored bytes themselves, under the shared name
-        temporary.unlink(missing_ok=True)
-        try:
-            os.link(stored, temporary)
-        except OSError:
-            shutil.copyfile(stored, temporary)
-    os.replace(temporary, shared)
-    return shared
 
 
 def stored_as_is(access: ReplayAccess, match: Match) -> bool:
@@ -119,35 +86,10 @@ def replay_gz(request, match: Match) -> bytes:
             if stored_as_is(access, match):
                 return stored.read_bytes()
             if not access.reads_logs:
-                return shared_copy(match).read_bytes()
+                return shared_copy(stored).read_bytes()
         except (OSError, ValueError, EOFError) as exc:  # an unreadable file: the general road says 404
             log.warning("match %s: replay %s unreadable (%s)", match.pk, stored, exc)
     return pack(visible(match, access))
-
-
-PARTS = ("spectator", "seats")
-
-
-def spectator_part(replay: dict) -> dict:
-    """The replay without the seats' views, saying how many seats have views (``seat_views``)."""
-    part = {k: v for k, v in replay.items() if k != "views"}
-    if replay.get("views"):
-        part["seat_views"] = len(replay["views"])
-    return part
-
-
-def part_copies(match: Match) -> dict[str, Path]:
-    """The shared copy split into its two parts, each made once (atomically) beside the replay."""
-    shared = shared_copy(match)
-    paths = {part: shared.with_name(f"{Path(match.replay_path).name}.{part}.gz") for part in PARTS}
-    if all(p.is_file() and p.stat().st_mtime >= shared.stat().st_mtime for p in paths.values()):
-        return paths
-    replay = json.loads(gzip.decompress(shared.read_bytes()))
-    for part, body in (("spectator", spectator_part(replay)), ("seats", {"views": replay.get("views") or []})):
-        temporary = paths[part].with_name(f"{paths[part].name}.{os.getpid()}.tmp")
-        temporary.write_bytes(pack(body))
-        os.replace(temporary, paths[part])
-    return paths
 
 
 def replay_part_gz(request, match: Match, part: str) -> bytes:
@@ -157,7 +99,7 @@ def replay_part_gz(request, match: Match, part: str) -> bytes:
     if access.released and stored is not None and stored.is_file():
         try:  # the seats' views are everyone's; the log lines of an owner's or staff's copy are theirs
             if part == "seats" or not access.reads_logs:
-                return part_copies(match)[part].read_bytes()
+                return part_copies(stored)[part].read_bytes()
         except (OSError, ValueError, EOFError) as exc:  # an unreadable file: the general road says 404
             log.warning("match %s: replay %s unreadable (%s)", match.pk, stored, exc)
     replay = visible(match, access)

@@ -9,7 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
 from django.shortcuts import redirect, render
 
-from arena.bots.uploads import UploadError, recent_uploads, sandbox_support, upload_version
+from arena.bots.uploads import CHECK_TIME_CONTROL, UploadError, recent_uploads, sandbox_support, upload_version
 from arena.models import Bot, BotVersion
 
 from ..forms import RemoteBotForm, UploadForm
@@ -54,6 +54,8 @@ def upload(request):
         return redirect("bot", bot_id=version.bot_id)
     status = 400 if request.method == "POST" else 200
     return render(request, "webui/upload.html", {"form": form, "limited": limited, "per_hour": settings.PARLOUR_UPLOADS_PER_HOUR,
+                                                 "check_move_limit": CHECK_TIME_CONTROL["move_limit"],
+                                                 "check_bank": CHECK_TIME_CONTROL["bank"],
                                                  "limit_kib": settings.PARLOUR_UPLOAD_LIMIT // 1024},
                   status=status)
 

@@ -398,8 +398,6 @@
   // ================================================================== the viewer
   var SPEEDS = [0.5, 1, 2, 4, 8, 16];
   var BASE_DELAY_MS = 1000;
-  var MIN_DELAY_MS = 15;
-  var CATCH_UP_MS = 1500;
 
   function Viewer(root) {
     this.root = root;
@@ -413,7 +411,8 @@
     this.perspective = "spectator";
     this.timer = null;
     this.pollTimer = null;
-    this.following = false; // playing a live match at its pace: every step shown, catching up with the play
+    this.following = false; // at the head of a live match: the newest frame drawn as frames arrive
+    this.headPending = false;
     this.liveRequest = null;
     this.speed = 1;
     this.frameLists = { public: new FrameList([]), seats: [] };
@@ -429,7 +428,7 @@
     if (!isNum(seat)) return "—";
     var seats = arr(this.header.seats);
     var entry = obj(seats[seat]);
-    var name = entry.bot ? String(entry.bot) + (entry.version ? " " + String(entry.version) : "") : "";
+    var name = entry.bot ? String(entry.bot) + (entry.version ? " v" + String(entry.version) : "") : "";
     return "Seat " + seat + (name ? " · " + name : "");
   };
   Viewer.prototype.seatColour = function (seat) {
@@ -445,6 +444,7 @@
     if (!s) return;
     s.textContent = message || "";
     s.classList.toggle("error", !!isError);
+    s.classList.remove("viewer-ended");
     s.hidden = !message;
   };
 
@@ -575,23 +575,45 @@
       this.setStatus("");
       this.go(0, true);
     }
+    this.toHead();
     this.root.setAttribute("data-frames", String(this.stepCount()));
     this.emit("parlour:frames", { count: this.stepCount() });
   };
+  /** The match is over: say so; once recorded, its whole replay takes over (at the last step when the
+   * page was at the head), and the viewer offers to watch it from the start. */
   Viewer.prototype.liveEnded = function (status) {
     var self = this;
     if (status !== "finished") {
+      this.pause();
       this.header.live = false;
       this.root.classList.remove("is-live");
       this.buildHeader();
-      this.setStatus("The match was " + text(status) + ".", status === "aborted");
+      this.showEnded("The match was " + text(status) + ".", status === "aborted");
       return;
     }
     fetchReplay(this.root.getAttribute("data-replay-url")).then(function (replay) {
+      var atHead = self.following || self.stepIndex >= self.stepCount() - 1;
+      self.pause();
       self.setReplay(replay, false);
+      if (atHead) self.go(self.stepCount() - 1);
+      self.showEnded("The match is over.", false);
     }).catch(function () {
       self.pollTimer = setTimeout(function () { self.liveEnded(status); }, 2000);
     });
+  };
+  /** The end of a followed match in the status line, with the replay offered from its start. */
+  Viewer.prototype.showEnded = function (message, isError) {
+    var self = this;
+    this.setStatus(message, isError);
+    if (!this.el.status || !this.stepCount()) return;
+    this.el.status.classList.add("viewer-ended");
+    this.el.status.appendChild(document.createTextNode(" "));
+    this.el.status.appendChild(h("button", { type: "button", class: "viewer-watch-replay",
+      text: "Watch the replay from the start", onclick: function () {
+        self.setStatus("");
+        self.go(0);
+        self.play(true);
+      } }));
   };
 
   /** A live match (its header says live): fetch again every few seconds until it is over. */
@@ -1091,21 +1113,35 @@
   };
 
   // ------------------------------------------------------------------ playback
-  /** Play a live match as it comes: every step shown in turn, faster while behind the play (at most
-   * CATCH_UP_MS to catch up whatever the lag), the chosen speed once caught up; the end comes as
-   * one more step. */
+  /** Follow a live match at its head: whenever frames arrive, the newest is drawn (never every
+   * step in between: a 6-seat Bszzzz! match plays hundreds of steps a second), so the page shows
+   * the play within a frame of the answer whatever the lag; the history stays there to scrub.
+   * Pausing, stepping or jumping stops following; End (or the last-step button) follows again. */
   Viewer.prototype.follow = function () {
     this.pause();
     this.following = true;
     this.root.classList.add("is-following");
-    this.play(true);
+    this.root.classList.add("is-playing");
+    if (this.el.play) {
+      this.el.play.setAttribute("aria-label", "Pause");
+      this.el.play.setAttribute("aria-pressed", "true");
+    }
+    this.toHead();
+  };
+  /** Draw the newest frame at the next animation frame (arrivals in between are drawn once). */
+  Viewer.prototype.toHead = function () {
+    var self = this;
+    if (!this.following || this.headPending) return;
+    this.headPending = true;
+    var draw = function () {
+      self.headPending = false;
+      if (self.following && self.stepIndex !== self.stepCount() - 1) self.go(self.stepCount() - 1);
+    };
+    if (document.hidden || !window.requestAnimationFrame) setTimeout(draw, 0);
+    else requestAnimationFrame(draw);
   };
   Viewer.prototype.delay = function () {
-    var normal = BASE_DELAY_MS / this.speed;
-    if (!this.following) return normal;
-    var lag = this.stepCount() - 1 - this.stepIndex;
-    if (lag <= 0) return 100; // caught up: look again soon
-    return Math.max(MIN_DELAY_MS, Math.min(normal, CATCH_UP_MS / lag));
+    return BASE_DELAY_MS / this.speed;
   };
   Viewer.prototype.play = function (keepPlace) {
     var self = this;
@@ -1119,7 +1155,7 @@
     var tick = function () {
       if (self.stepIndex >= self.stepCount() - 1) {
         if (!self.header.live) self.pause();
-        else self.timer = setTimeout(tick, self.delay());
+        else self.follow(); // played up to the head of a live match: follow it from there
         return;
       }
       self.go(self.stepIndex + 1);
@@ -1130,6 +1166,7 @@
   Viewer.prototype.pause = function () {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.headPending = false;
     this.following = false;
     this.root.classList.remove("is-following");
     this.root.classList.remove("is-playing");
@@ -1139,7 +1176,7 @@
     }
   };
   Viewer.prototype.toggle = function () {
-    if (this.timer) this.pause();
+    if (this.timer || this.following) this.pause();
     else if (this.header.live) this.follow();
     else this.play();
   };
@@ -1218,6 +1255,7 @@
       self.toLast();
     });
     on(el.slider, "input", function () {
+      self.pause(); // scrubbing the history stops following the head
       self.go(parseInt(el.slider.value, 10));
     });
     on(el.speed, "change", function () {
@@ -1228,6 +1266,7 @@
     });
     on(window, "hashchange", function () {
       var f = readFragment();
+      if (f.step !== null) self.pause(); // a link to a step: stay there
       var view = f.view && f.view !== self.perspective && self.perspectiveAllowed(f.view) ? f.view : null;
       if (view && (view === "spectator" || self.seatViewsHeld())) {
         self.perspective = view;
