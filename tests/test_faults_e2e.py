@@ -211,11 +211,13 @@ def sandbox_cgroups() -> set[Path]:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the full sandbox needs root (docs/security.md)")
 def test_the_sandboxes_of_a_killed_worker_are_reaped_when_a_worker_starts(platform, tmp_path) -> None:
-    from django.conf import settings
 
     from arena.bots import sandbox_reaper
 
-    p = platform()
+    # a registry of this test's own: the machine's is read by every worker that starts, and another
+    # test's worker starting meanwhile would reap this orphan before the test's own next worker does
+    registry = tmp_path / "sandbox-registry"
+    p = platform(PARLOUR_SANDBOX_REGISTRY=str(registry))
     upload = tmp_path / "upload"
     upload.mkdir()
     (upload / "lingerer.py").write_text(LINGERING_BOT)
@@ -227,7 +229,7 @@ def test_the_sandboxes_of_a_killed_worker_are_reaped_when_a_worker_starts(platfo
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         def registered() -> list[dict]:
-            entries = [json.loads(f.read_text()) for f in settings.PARLOUR_SANDBOX_REGISTRY.glob("*.json")]
+            entries = [json.loads(f.read_text()) for f in registry.glob("*.json")]
             pool = descendants(worker.pid)
             return [e for e in entries if e["owner"] in pool and e["launcher"]]
 
