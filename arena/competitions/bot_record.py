@@ -13,6 +13,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max
 
 from ..models import Bot, Match, MatchSeat, RatingHistory
+from . import ladder_editions
 from .stats.ranking import forfeit_last
 
 RATING_POINTS = 500  # the latest rated matches a chart draws
@@ -118,11 +119,13 @@ def results_by(bot: Bot, tables: list | None = None) -> dict[str, list[dict[str,
 
 def fares(bot: Bot) -> dict[str, Any]:
     """``head_to_head`` and ``results_by`` of the bot, from one read of its matches, cached until
-    it finishes another match (the key counts its finished seats and names the latest): a bot with
-    thousands of matches is recounted once per new result, not once per visit."""
+    it finishes another match (the key counts its finished seats and names the latest) or a name
+    it shows changes (an opponent renamed: its game's ladder edition, ``ladder_editions``): a bot
+    with thousands of matches is recounted once per new result, not once per visit."""
+    edition = ladder_editions.current(bot.game)  # read first: what is cached under it is at least as new
     seats = MatchSeat.objects.filter(bot_version__bot=bot, match__status=Match.FINISHED)
     mark = seats.aggregate(count=Count("pk"), latest=Max("match_id"))
-    key = f"bot-record:{bot.pk}:{mark['count']}:{mark['latest']}"
+    key = f"bot-record:{bot.pk}:{edition}:{mark['count']}:{mark['latest']}"
     found = cache.get(key)
     if found is None:
         tables = list(_finished_tables(bot))
