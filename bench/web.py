@@ -7,7 +7,9 @@ finished two-seat matches, then times the ladder page, a match page and a trivia
 Django's test client (the server's time: no network). Ratios, not absolutes, are the figures to
 compare. First target: the ladder page within 10x the trivial view (served from the cache of its
 ladder's edition, arena/competitions/ladder_editions.py); its time right after a match, uncached, is
-printed beside it.
+printed beside it. Then a bot page with 10,000 rated matches (one more bot, its charts and record
+included) beside a trivial view timed right before it: target within 10x (served from the cache of its
+record, webui/views/bot_record_cache.py; its time right after a match, uncached, is printed beside it).
 
 Then a 6-seat Bszzzz replay (random bots) on a real site (gunicorn, tests/browser_site.py): its size
 on the wire as a browser asks for it (gzip accepted) and, when Debian's chromium is installed, the
@@ -96,6 +98,44 @@ def fill(bots: int, matches: int) -> tuple[int, str]:
                           MatchSeat(match=match, seat=1, bot_version=b, score=18, rank=2, status="ok")]
             MatchSeat.objects.bulk_create(seats, batch_size=4000)
     return Match.objects.order_by("-pk").values_list("pk", flat=True).first(), ladder
+
+
+def fill_busy_bot(ladder: str, matches: int = 10_000) -> int:
+    """One more bot with ``matches`` finished, rated two-seat matches against the filled bots (one
+    rating row after each): the bot page's record, chart and recent matches at their biggest."""
+    from datetime import timedelta
+
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+    from django.utils import timezone
+
+    from arena.models import Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory
+
+    rng = random.Random(2)
+    opponents = list(BotVersion.objects.exclude(bot__name="busy").values_list("pk", flat=True)[:500])
+    start = timezone.now() - timedelta(days=30)
+    with transaction.atomic():
+        owner = get_user_model().objects.create(username="busy-owner")
+        bot = Bot.objects.create(owner=owner, name="busy", game="tussie-mussie", kind=Bot.UPLOAD)
+        versions = [BotVersion.objects.create(bot=bot, number=n, spec="random") for n in (1, 2)]
+        rating = Rating.objects.create(ladder=ladder, bot_version=versions[1], mu=25, sigma=2, games=matches, wins=0)
+        made = Match.objects.bulk_create(
+            [Match(key=f"busy/{i}", game="tussie-mussie", seed=i, status=Match.FINISHED, ladder=ladder,
+                   finished=start + timedelta(minutes=i), result={"scores": [20, 18], "ranks": [1, 2]})
+             for i in range(matches)], batch_size=2000)
+        seats = []
+        for i, match in enumerate(made):
+            mine, other = (0, 1) if i % 2 else (1, 0)
+            won = rng.random() < 0.5
+            seats += [MatchSeat(match=match, seat=mine, bot_version=versions[i * 2 // matches], score=20 if won else 18,
+                                rank=1 if won else 2, status="ok"),
+                      MatchSeat(match=match, seat=other, bot_version_id=rng.choice(opponents), score=18 if won else 20,
+                                rank=2 if won else 1, status="ok")]
+        MatchSeat.objects.bulk_create(seats, batch_size=4000)
+        RatingHistory.objects.bulk_create(
+            [RatingHistory(rating=rating, match=match, mu=25 + rng.gauss(0, 1), sigma=max(1.0, 8 - i / 1000),
+                           created=start + timedelta(minutes=i)) for i, match in enumerate(made)], batch_size=4000)
+    return bot.pk
 
 
 def median_ms(client, url: str, requests: int, before=None) -> float:
@@ -221,10 +261,19 @@ def main() -> None:
         # the same page right after a recorded match: a new edition, so nothing cached serves it
         fresh_ms = median_ms(client, "/ladder/tussie-mussie/", args.requests, lambda: ladder_editions.renew("tussie-mussie"))
         match_ms = median_ms(client, f"/matches/{match_id}/", args.requests)
+        # a bot with 10,000 rated matches (its own fill, not counted in fill_seconds), beside a trivial
+        # view timed right before it
+        busy = fill_busy_bot(ladder)
+        bot_trivial = median_ms(client, "/trivial/", args.requests)
+        bot_ms = median_ms(client, f"/bots/{busy}/", args.requests)
+        # right after a match of its game: a new ladder edition, so its cached record serves nothing
+        bot_fresh_ms = median_ms(client, f"/bots/{busy}/", args.requests, lambda: ladder_editions.renew("tussie-mussie"))
     figures = {"bots": args.bots, "matches": args.matches, "fill_seconds": round(filled, 1),
                "trivial_ms": round(trivial, 3), "ladder_ms": round(ladder_ms, 3),
                "ladder_fresh_ms": round(fresh_ms, 3), "match_ms": round(match_ms, 3),
-               "ladder_ratio": round(ladder_ms / trivial, 1), "match_ratio": round(match_ms / trivial, 1)}
+               "ladder_ratio": round(ladder_ms / trivial, 1), "match_ratio": round(match_ms / trivial, 1),
+               "bot_page_10k": {"ratio": round(bot_ms / bot_trivial, 1), "ms": round(bot_ms, 3),
+                                "trivial_ms": round(bot_trivial, 3), "fresh_ms": round(bot_fresh_ms, 3)}}
     if not args.no_replay:
         figures.update(replay_figures())
     if args.record:
@@ -235,6 +284,9 @@ def main() -> None:
     print(f"{args.bots} bots, {args.matches} matches (filled in {filled:.0f} s)")
     print(f"trivial view {trivial:.2f} ms · ladder page {ladder_ms:.2f} ms ({figures['ladder_ratio']}x, "
           f"target <= 10x; {fresh_ms:.2f} ms right after a match, {fresh_ms / trivial:.1f}x) · match page {match_ms:.2f} ms ({figures['match_ratio']}x)")
+    bot_page = figures["bot_page_10k"]
+    print(f"a bot page with 10,000 rated matches {bot_page['ms']:.2f} ms ({bot_page['ratio']}x a trivial view's "
+          f"{bot_page['trivial_ms']:.2f} ms, target <= 10x; {bot_page['fresh_ms']:.2f} ms right after a match)")
     if not args.no_replay:
         ready = figures["viewer_ready_ms"]
         print(f"6-seat Bszzzz replay, {figures['replay_steps']} steps: {figures['replay_json_mb']} MB of JSON, "
@@ -253,7 +305,12 @@ def record_results(f: dict) -> None:
              f"≤ 10×: {verdict(f['ladder_ratio'] <= 10)}"],
             ["the ladder page right after a match (uncached)", f"{f['ladder_fresh_ms']:.2f} ms",
              f"{f['ladder_fresh_ms'] / f['trivial_ms']:.1f}× the trivial view", ""],
-            ["a match page", f"{f['match_ms']:.2f} ms", f"{f['match_ratio']}× the trivial view", ""]]
+            ["a match page", f"{f['match_ms']:.2f} ms", f"{f['match_ratio']}× the trivial view", ""],
+            ["a bot page with 10,000 rated matches (charts included)", f"{f['bot_page_10k']['ms']:.2f} ms",
+             f"{f['bot_page_10k']['ratio']}× the trivial view ({f['bot_page_10k']['trivial_ms']:.2f} ms)",
+             f"≤ 10×: {verdict(f['bot_page_10k']['ratio'] <= 10)}"],
+            ["the bot page right after a match (uncached)", f"{f['bot_page_10k']['fresh_ms']:.2f} ms",
+             f"{f['bot_page_10k']['fresh_ms'] / f['bot_page_10k']['trivial_ms']:.1f}× the trivial view", ""]]
     if "replay_wire_mb" in f:
         ready = f["viewer_ready_ms"]
         rows += [[f"a 6-seat Bszzzz replay ({f['replay_steps']} steps) on the wire", f"{f['replay_wire_mb']} MB",
@@ -267,7 +324,7 @@ def record_results(f: dict) -> None:
     record("web", "Web: pages with a big database, a big replay",
            f"A fresh SQLite database with {f['bots']:,} bots rated on one ladder and {f['matches']:,} finished "
            "matches; each page's median time through Django's test client (the server's time, no network) "
-           "beside a trivial view timed in the same run. Then a 6-seat Bszzzz replay on a real site (gunicorn, "
+           "beside a trivial view timed in the same run; the bot page's bot has 10,000 finished, rated matches of its own. Then a 6-seat Bszzzz replay on a real site (gunicorn, "
            "Debian's chromium).",
            ["measure", "time or size", "beside", "target"], rows)
 

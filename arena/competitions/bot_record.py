@@ -63,10 +63,10 @@ def _interval(values: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def head_to_head(bot: Bot, tables: list | None = None, limit: int = HEAD_TO_HEAD_ROWS) -> list[dict[str, Any]]:
+def head_to_head(bot: Bot, tables: list | None = None, limit: int | None = HEAD_TO_HEAD_ROWS) -> list[dict[str, Any]]:
     """Against each bot met at a finished table (most met first): how often this bot ranked
     above it (wins), below (losses) or level, and the mean score difference with its 95 % interval.
-    Each pair of seats at a table is one meeting."""
+    Each pair of seats at a table is one meeting; ``limit`` None: every bot met."""
     meetings: dict[int, dict[str, Any]] = {}
     for _, seats in (_finished_tables(bot) if tables is None else tables):
         for mine in (s for s in seats if s["bot_version__bot_id"] == bot.pk):
@@ -119,13 +119,17 @@ def results_by(bot: Bot, tables: list | None = None) -> dict[str, list[dict[str,
 def fares(bot: Bot) -> dict[str, Any]:
     """``head_to_head`` and ``results_by`` of the bot, from one read of its matches, cached until
     it finishes another match (the key counts its finished seats and names the latest): a bot with
-    thousands of matches is recounted once per new result, not once per visit."""
+    thousands of matches is recounted once per new result, not once per visit. The opponents'
+    names are read afresh (a rename changes no result), then the most met kept."""
     seats = MatchSeat.objects.filter(bot_version__bot=bot, match__status=Match.FINISHED)
     mark = seats.aggregate(count=Count("pk"), latest=Max("match_id"))
     key = f"bot-record:{bot.pk}:{mark['count']}:{mark['latest']}"
     found = cache.get(key)
     if found is None:
         tables = list(_finished_tables(bot))
-        found = {"head_to_head": head_to_head(bot, tables), "results_by": results_by(bot, tables)}
+        found = {"meetings": head_to_head(bot, tables, limit=None), "results_by": results_by(bot, tables)}
         cache.set(key, found, 3600)
-    return found
+    names = dict(Bot.objects.filter(pk__in=[row["bot"] for row in found["meetings"]]).values_list("pk", "name"))
+    meetings = [{**row, "name": names.get(row["bot"], row["name"])} for row in found["meetings"]]
+    return {"head_to_head": sorted(meetings, key=lambda r: (-r["met"], r["name"]))[:HEAD_TO_HEAD_ROWS],
+            "results_by": found["results_by"]}

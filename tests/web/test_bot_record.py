@@ -12,7 +12,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from arena.models import BotVersion, Entry, Match, MatchSeat, Rating, RatingHistory, Round, Tournament
+from arena.models import Bot, BotVersion, Entry, Match, MatchSeat, Rating, RatingHistory, Round, Tournament
 
 from .site_data import bot, match, user
 
@@ -118,3 +118,81 @@ def test_the_crosstable_is_a_recount_of_the_matches(client) -> None:
                 assert cell == round(recount[(row["label"], column)], 2)
             else:
                 assert cell == ""  # never met
+
+
+def test_a_cached_bot_page_follows_every_change_it_shows(client, django_capture_on_commit_callbacks) -> None:
+    """The bot page's record is cached (webui/views/bot_record_cache.py): after each change it shows,
+    the owner's and a stranger's pages equal pages drawn afresh, and a stranger never sees the
+    owner's parts."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from arena.road.lifecycle import PlayedMatch, record
+    from referee.client import MatchOutcome, SeatOutcome
+
+    ada = user("ada")
+    mine, rival = bot(ada, "Mine"), bot(None, "Rival", kind=Bot.HOUSE)
+    Rating.objects.create(ladder=LADDER, bot_version=mine.versions.get(), mu=25, sigma=8)
+    Rating.objects.create(ladder=LADDER, bot_version=rival.versions.get(), mu=25, sigma=8)
+    owner, stranger = Client(), client
+    owner.force_login(ada)
+    url = reverse("bot", args=[mine.pk])
+    owner_only = ['id="notes-public"', "Log lines (only you see these)", 'id="webhooks"', "csrfmiddlewaretoken",
+                  reverse("bot_active", args=[mine.pk]), "<th>Check</th>"]
+
+    def seen(who: Client) -> str:  # the page, its CSRF tokens (new on each render) blanked
+        return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', 'name="csrfmiddlewaretoken" value="-"', who.get(url).content.decode())
+
+    def cached_and_fresh() -> dict[str, str]:
+        pages = {"owner": seen(owner), "stranger": seen(stranger)}
+        assert pages == {"owner": seen(owner), "stranger": seen(stranger)}  # served again from the cache
+        cache.clear()
+        assert pages == {"owner": seen(owner), "stranger": seen(stranger)}, "the cached page is what is drawn afresh"
+        assert all(part in pages["owner"] for part in owner_only)
+        assert not [part for part in owner_only if part in pages["stranger"]]
+        return pages
+
+    def committed():  # the test's transaction never commits: run what waits for the commit
+        return django_capture_on_commit_callbacks(execute=True)
+
+    first = cached_and_fresh()
+    assert "Not rated yet." in first["stranger"] and "No matches yet." in first["stranger"]
+    with CaptureQueriesContext(connection) as again:
+        assert seen(stranger) == first["stranger"]
+    assert not [q for q in again.captured_queries if "arena_rating" in q["sql"]], "served from the cache"
+
+    # a match scheduled, then claimed (a bulk update: no signal), then recorded (rated)
+    made = match([mine, rival], status=Match.SCHEDULED)
+    assert f"#{made.pk}</a>" in cached_and_fresh()["stranger"]
+    Match.objects.filter(pk=made.pk).update(status=Match.RUNNING)
+    assert '<span class="status running">running</span>' in cached_and_fresh()["stranger"]
+    seats = [SeatOutcome(score=s, rank=r, status="ok", fault_counts={}) for s, r in ((9.0, 1), (1.0, 2))]
+    played = PlayedMatch(outcome=MatchOutcome(match_id="m", status="finished", seats=seats, replay_gz=None,
+                                              result={"scores": [9.0, 1.0], "ranks": [1, 2]}), replay_path="")
+    with committed():
+        assert record(made.pk, played)
+    after_match = cached_and_fresh()["stranger"]
+    assert 'id="rating-chart"' in after_match and "over 1 rated match " in after_match
+    assert "Rival</a> (1, #2)" in after_match and 'id="head-to-head"' in after_match
+    # a rating changed (saved), a new version, the bot and its opponent renamed
+    with committed():
+        rating = Rating.objects.get(bot_version__bot=mine)
+        rating.mu, rating.sigma = 31.5, 2.25
+        rating.save()
+    assert "μ 31.50 ± 2.25" in cached_and_fresh()["stranger"]
+    BotVersion.objects.create(bot=mine, number=2, spec="random", state=BotVersion.PENDING)
+    assert "<td>v2</td>" in cached_and_fresh()["stranger"]
+    with committed():
+        mine.name = "Renamed"
+        mine.save()
+        rival.name = "Foe"
+        rival.save()
+    renamed = cached_and_fresh()["stranger"]
+    assert "<h1>Renamed</h1>" in renamed and "Foe</a> (1, #2)" in renamed and "Rival" not in renamed
+    # the owner's switch: its notes public
+    with committed():
+        owner.post(reverse("bot_notes_public", args=[mine.pk]), {"public": "1"})
+    assert "now public" in seen(owner)  # its message, shown once
+    assert "Show its notes to me only" in cached_and_fresh()["owner"]

@@ -28,7 +28,8 @@ from arena.models import ApiToken, Bot, BotVersion, Match, MatchSeat, Rating
 from arena.road.replay_visibility import bot_log_lines
 
 from .challenges import challenge_context
-from .common import game_names, listed_publicly, match_rows, owned_bot_or_403, owner_only, owns, private_bot_or_404, seats_prefetch
+from .common import game_names, listed_publicly, match_rows, owned_bot_or_403, owner_only, private_bot_or_404, seats_prefetch
+from .bot_record_cache import cached_record, page_stamp
 from .comparisons import compare_choices
 from .webhooks import webhook_context
 
@@ -86,37 +87,22 @@ def rating_chart_cached(bot: Bot, ladder: str) -> dict | None:
 
 
 def bot_page(request, bot_id: int):
-    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
-    versions = list(bot.versions.order_by("-number"))
-    checks = {m.check_of_id: m.pk for m in Match.objects.filter(check_of__bot=bot).only("pk", "check_of_id").order_by("pk")}
-    for version in versions:  # the latest check match of each version, to follow it
-        version.check_match = checks.get(version.pk)
-    ratings = list(Rating.objects.filter(bot_version__bot=bot).select_related("bot_version")
-                   .annotate(points=Count("history")).order_by("-points", "ladder"))
-    ladders = sorted({r.ladder for r in ratings})
-    chosen = request.GET.get("ladder")
-    if chosen not in ladders:
-        chosen = ratings[0].ladder if ratings else None
-    chart = rating_chart_cached(bot, chosen) if chosen else None
-    current = [r for r in ratings if r.ladder == chosen]
-    # its latest seats' matches by id (a join made distinct and sorted by date cost a bot with
-    # thousands of matches ~15 ms), then those matches by date
-    is_owner = owns(request.user, bot)
-    seats = MatchSeat.objects.filter(bot_version__bot=bot)
-    if not is_owner:  # its owner's challenges and comparisons are theirs to see, not the public's
-        seats = listed_publicly(seats, "match__")
-    latest = seats.order_by("-match_id").values_list("match_id", flat=True)
-    recent = seats_prefetch(Match.objects.filter(pk__in=list(dict.fromkeys(latest[:20 * 6]))[:20])  # <= 6 seats a match
-                            .order_by("-created"))
-    context = {
-        "bot": bot, "versions": versions, "game_name": game_names().get(bot.game, bot.game), "ladders": ladders,
-        "ladder_key": chosen, "chart": chart, "ratings": ratings, "current": current,
-        "recent": match_rows(recent), "is_owner": is_owner,
-        "checking": any(v.state == BotVersion.PENDING for v in versions), "bot_state": bot.state(),
-        **fares(bot),
-    }
-    context["results_tables"] = [(title, context["results_by"][key]) for key, title in
-                                 (("seat", "seat"), ("players", "players"), ("variant", "variant"))]
+    asked = request.GET.get("ladder") or ""
+    # the record (everything but the viewer's own parts) from the cache while nothing it shows changed
+    stamped = page_stamp(bot_id, request.user.pk if request.user.is_authenticated else None, asked)
+    if stamped is None:
+        raise Http404("no such bot")
+    stamp, is_owner = stamped
+
+    def build() -> dict[str, Any]:
+        bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
+        return record_context(bot, list(bot.versions.order_by("-number")), is_owner, asked)
+
+    context = cached_record(stamp, build)
+    bot, versions = context["bot"], context["versions"]
+    context.update({"game_name": game_names().get(bot.game, bot.game), "is_owner": is_owner,
+                    "checking": any(v.state == BotVersion.PENDING for v in versions),
+                    "bot_state": bot_state(bot, versions)})
     if is_owner:
         context["comparisons"] = list(bot.comparisons.select_related("a__bot", "b__bot").order_by("-created")[:10])
         context["compare_choices"] = compare_choices(bot)
@@ -126,6 +112,44 @@ def bot_page(request, bot_id: int):
         context.update(webhook_context(bot))
         context["referee_address"] = settings.PARLOUR_PUBLIC_REFEREE
     return render(request, "webui/bot.html", context)
+
+
+def bot_state(bot: Bot, versions: list[BotVersion]) -> str:
+    """``Bot.state()`` from the versions the page read already (one query fewer)."""
+    if bot.deleted is not None or not bot.active:
+        return bot.state()
+    states = {v.state for v in versions}
+    if BotVersion.ACTIVE in states:
+        return "active"
+    return "pending" if BotVersion.PENDING in states else "no active version"
+
+
+def record_context(bot: Bot, versions: list[BotVersion], is_owner: bool, asked: str) -> dict[str, Any]:
+    """What the page's record (webui/_bot_record.html) shows: its versions, ratings and rating chart
+    on the asked ladder (else the one with most rated matches), head to head, results, recent matches."""
+    checks = {m.check_of_id: m.pk for m in Match.objects.filter(check_of__bot=bot).only("pk", "check_of_id").order_by("pk")}
+    for version in versions:  # the latest check match of each version, to follow it
+        version.check_match = checks.get(version.pk)
+    ratings = list(Rating.objects.filter(bot_version__bot=bot).select_related("bot_version")
+                   .annotate(points=Count("history")).order_by("-points", "ladder"))
+    ladders = sorted({r.ladder for r in ratings})
+    chosen = asked if asked in ladders else (ratings[0].ladder if ratings else None)
+    chart = rating_chart_cached(bot, chosen) if chosen else None
+    current = [r for r in ratings if r.ladder == chosen]
+    # its latest seats' matches by id (a join made distinct and sorted by date cost a bot with
+    # thousands of matches ~15 ms), then those matches by date
+    seats = MatchSeat.objects.filter(bot_version__bot=bot)
+    if not is_owner:  # its owner's challenges and comparisons are theirs to see, not the public's
+        seats = listed_publicly(seats, "match__")
+    latest = seats.order_by("-match_id").values_list("match_id", flat=True)
+    recent = seats_prefetch(Match.objects.filter(pk__in=list(dict.fromkeys(latest[:20 * 6]))[:20])  # <= 6 seats a match
+                            .order_by("-created"))
+    context = {"bot": bot, "versions": versions, "ladders": ladders, "ladder_key": chosen, "chart": chart,
+               "ratings": ratings, "current": current, "recent": match_rows(recent), "is_owner": is_owner,
+               **fares(bot)}
+    context["results_tables"] = [(title, context["results_by"][key]) for key, title in
+                                 (("seat", "seat"), ("players", "players"), ("variant", "variant"))]
+    return context
 
 
 @login_required
