@@ -35,6 +35,12 @@ def fresh_cache() -> None:
     cache.clear()
 
 
+@pytest.fixture
+def platform_redis(settings) -> None:
+    """The live frames of the matches a test plays go to the machine's real Redis, as on the platform."""
+    settings.REDIS_URL = "redis://127.0.0.1:6379/15"
+
+
 @pytest.fixture(scope="session")
 def replay_file(tmp_path_factory) -> Path:
     """A finished two-seat Tussie Mussie replay whose two bots both log (made by the SDK's command line)."""

@@ -10,6 +10,14 @@ from django.utils import timezone
 from arena.models import Bot, BotVersion, Match, MatchSeat
 
 SCRIPT = "<script>alert(1)</script>"
+FIRST_BOT = """
+from bots_sdk import Bot
+
+
+class First(Bot):
+    def decide(self, decision):
+        return decision.legal_actions[0]
+"""  # an uploaded bot's file: plays the first legal action
 
 
 def user(name: str, **extra) -> User:

@@ -13,23 +13,10 @@ from arena.games import solo_games, solo_variants
 from arena.bots.uploads import version_folder
 from arena.models import BotVersion, Match
 
-from .site_data import bot, user
+from .site_data import FIRST_BOT, bot, user
 
-pytestmark = pytest.mark.django_db
-FIRST_BOT = """
-from bots_sdk import Bot
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("platform_redis")]
 
-
-class First(Bot):
-    def decide(self, decision):
-        return decision.legal_actions[0]
-"""
-
-
-@pytest.fixture(autouse=True)
-def platform_redis(settings) -> None:
-    """The live frames go to the real Redis, as on the platform."""
-    settings.REDIS_URL = "redis://127.0.0.1:6379/15"
 
 
 def test_a_solo_variant_is_played_from_the_bot_page_to_the_high_score_table(client, django_capture_on_commit_callbacks,

@@ -12,23 +12,11 @@ from arena.bots.uploads import version_folder
 from arena.fleet.tasks import run_match
 from arena.models import BotVersion, Match, Tournament
 
-from .site_data import bot, user
+from .site_data import FIRST_BOT, bot, user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("platform_redis")]
 GAME = "tussie-mussie"
-FIRST_BOT = """
-from bots_sdk import Bot
 
-
-class First(Bot):
-    def decide(self, decision):
-        return decision.legal_actions[0]
-"""
-
-
-@pytest.fixture(autouse=True)
-def platform_redis(settings) -> None:
-    settings.REDIS_URL = "redis://127.0.0.1:6379/15"  # the live frames, as on the platform
 
 
 def test_a_swiss_made_on_the_site_runs_to_its_end(client, settings, tmp_path, monkeypatch,

@@ -25,7 +25,7 @@ from sandbox import Support
 
 from .site_data import bot, user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("platform_redis")]
 
 GOOD = b'''
 from bots_sdk import Bot
@@ -71,11 +71,6 @@ def zipped(files: dict[str, bytes]) -> bytes:
             archive.writestr(name, content)
     return buffer.getvalue()
 
-
-@pytest.fixture(autouse=True)
-def platform_redis(settings) -> None:
-    """The live frames of the check matches go to the real Redis, as on the platform."""
-    settings.REDIS_URL = "redis://127.0.0.1:6379/15"
 
 
 def play_check(version: BotVersion) -> BotVersion:
