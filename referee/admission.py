@@ -26,6 +26,7 @@ from .presence import Presence, tell
 from .room import Room, Rooms
 from .seats import Close, Outbox, Seat
 from .settings import environment
+from .status import end_call
 
 PV = wire.PROTOCOL_VERSION
 
@@ -49,7 +50,8 @@ class Admission:
             return
         admitted = await self.admit(raw)
         if isinstance(admitted, Close):
-            await context.abort(admitted.code, admitted.reason)
+            end_call(context, admitted.code, admitted.reason)
+            return
         room, seat_index = admitted
         seat = room.seats[seat_index]
         outbox: asyncio.Queue = asyncio.Queue()
@@ -60,7 +62,7 @@ class Admission:
                 message = await outbox.get()
                 if isinstance(message, Close):
                     if message.code != grpc.StatusCode.OK:
-                        await context.abort(message.code, message.reason)
+                        end_call(context, message.code, message.reason)
                     return
                 data = message.SerializeToString()
                 seat.hand_over(message, self.lag)
@@ -163,14 +165,15 @@ class Admission:
 
 
 async def first_message(iterator: Any, context: grpc.aio.ServicerContext, what: str) -> bytes | None:
-    """A stream's first message, within the Hello timeout (None: the bot closed at once)."""
+    """A stream's first message, within the Hello timeout (None: the stream ends now, its status set)."""
     timeout = environment().hello_timeout
     try:
         return await asyncio.wait_for(iterator.__anext__(), timeout)
     except StopAsyncIteration:
         return None
     except asyncio.TimeoutError:
-        await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no {what} within {timeout:g} s")
+        end_call(context, grpc.StatusCode.DEADLINE_EXCEEDED, f"no {what} within {timeout:g} s")
+        return None
 
 
 def match_start(room: Room, seat: int, resumed: bool) -> referee_pb2.RefereeMessage:

@@ -22,6 +22,9 @@ MAX_STREAMS_PER_CONNECTION = 1000  # concurrent calls on one HTTP/2 connection (
 SERVER_OPTIONS = [
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
+    # a bot's answers are small: the receive window stays at its default instead of growing to
+    # what a flood of large messages would fill (the referee's own sending is not affected)
+    ("grpc.http2.bdp_probe", 0),
     ("grpc.max_connection_idle_ms", 300_000),
     ("grpc.keepalive_time_ms", 30_000),
     ("grpc.keepalive_timeout_ms", 10_000),

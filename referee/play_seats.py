@@ -23,6 +23,7 @@ from .batch import RawBatch, RawEntry
 from .limits import version_error
 from .room import Room
 from .seats import Close, Seat
+from .status import end_call
 
 PV = wire.PROTOCOL_VERSION
 
@@ -163,7 +164,7 @@ class SlotStream:
                 yield data
             if stop is not None:
                 if stop.code != grpc.StatusCode.OK:
-                    await self.context.abort(stop.code, stop.reason)
+                    end_call(self.context, stop.code, stop.reason)
                 return
 
     def closing(self, slot: Slot, close: Close) -> RawEntry:

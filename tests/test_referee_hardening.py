@@ -454,6 +454,7 @@ def test_a_log_flood_is_cut_at_its_limit_and_the_other_seat_keeps_its_think_time
     with pytest.raises(grpc.RpcError) as cut:
         for _ in call(requests(), timeout=30):
             pass
+    open_for = time.monotonic() - began
     channel.close()
     assert cut.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, cut.value
     assert "log flood" in cut.value.details()
@@ -465,7 +466,9 @@ def test_a_log_flood_is_cut_at_its_limit_and_the_other_seat_keeps_its_think_time
     replay = referee.replay(created.match_id)
     mine = [entry["line"] for entry in replay["bot_logs"] if entry["seat"] == 0]
     spam = [text for text in mine if text.startswith("spam")]
-    assert 0 < len(spam) <= 5 * 100 + 50, len(spam)  # the burst (five seconds of 100 a second), no more
+    # the burst (five seconds of 100 a second), and 100 a second more while the stream was open
+    # (on a loaded machine the referee reads slower, and the flood takes longer to show)
+    assert 0 < len(spam) <= 5 * 100 + 100 * open_for + 50, (len(spam), open_for)
     assert any(text.startswith("[") and "log lines dropped: more than 100 a second" in text for text in mine), mine[-3:]
     assert any("the referee closed this bot's stream: log flood" in text for text in mine), mine[-3:]
     thinks = sorted(step["think_ms"] for step in replay["log"] if step["seat"] == 1 and step.get("source") == "bot")
