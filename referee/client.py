@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +69,14 @@ def outcome_of(match_id: str, end: referee_pb2.MatchEnd, replay_gz: bytes | None
     return MatchOutcome(match_id, end.status, seats, json.loads(end.result_json or "{}"), replay_gz)
 
 
+FULL_RETRY_DELAYS = (0.5, 1.0, 2.0)  # seconds between CreateMatch calls a full referee refused
+
+
+class RefereeFull(RuntimeError):
+    """The referee refused a new match: it hosts ``PARLOUR_MAX_MATCHES`` already (back-pressure,
+    not a failure: the match is tried again later, unhurt)."""
+
+
 class RefereeClient:
     """An operator's connection to a referee."""
 
@@ -100,7 +109,16 @@ class RefereeClient:
                                          attributes={k: str(v) for k, v in a.items()})
                    for name, remote, a, version in zip(names, remote_bots, attributes, versions)],
             record_frames=record_frames)
-        return self.stub.CreateMatch(request, metadata=self.metadata, timeout=30)
+        for delay in (*FULL_RETRY_DELAYS, None):
+            try:
+                return self.stub.CreateMatch(request, metadata=self.metadata, timeout=30)
+            except grpc.RpcError as exc:
+                if exc.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                    raise
+                if delay is None:
+                    raise RefereeFull(exc.details()) from None
+                time.sleep(delay)
+        raise AssertionError("unreachable")
 
     def follow(self, match_id: str, timeout: float | None = None,
                on_frames: FramesCallback | None = None) -> MatchOutcome:

@@ -17,6 +17,7 @@ import grpc
 MAX_MESSAGE_BYTES = 256 * 1024  # any one message a client sends (an Answer is a few bytes)
 INBOX_LIMIT = 8  # a seat's messages read but not yet looked at; beyond it its stream is closed
 MAX_STREAMS_PER_CONNECTION = 1000  # concurrent calls on one HTTP/2 connection (clients multiplex seats)
+PENDING_CALLS = 20_000  # calls arrived but not yet picked up by the server (see SERVER_OPTIONS)
 
 # idle connections: closed after this long without a call; keepalive pings find half-open ones
 SERVER_OPTIONS = [
@@ -30,6 +31,14 @@ SERVER_OPTIONS = [
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
+    # gRPC's core keeps calls the server has not picked up yet in a queue; past 1,000 of them it
+    # cancels new ones at random (all of them past 3,000), and any call left there 30 s is cancelled.
+    # A thousand matches whose seats all connect at once fill it: that queue, not the match loop,
+    # made the CANCELLED/INTERNAL streams at 1,000 matches. The referee bounds its load itself
+    # (PARLOUR_MAX_MATCHES refuses new matches with RESOURCE_EXHAUSTED), so the queue may be long.
+    ("grpc.server.max_pending_requests", PENDING_CALLS),
+    ("grpc.server.max_pending_requests_hard_limit", PENDING_CALLS),
+    ("grpc.server_max_unrequested_time_in_server", 120),
 ]
 
 

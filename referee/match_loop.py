@@ -95,11 +95,20 @@ class MatchLoop:
         await self.finish(room)
 
     async def wait_for_seats(self, room: Room) -> None:
-        waits = [s.attached.wait() for s in room.seats]
+        """Play starts when every seat joined, or ``join_timeout`` after the first seat joined (or
+        ``first_join_timeout`` after creation when none did). The clock starts at the match's first
+        connection, not at its creation: a referee busy admitting a thousand matches' seats does not
+        charge the seats for its own queue. Absent seats then fault (and are forfeited) like
+        disconnected ones."""
+        waits = [asyncio.ensure_future(s.attached.wait()) for s in room.seats]
         try:
-            await asyncio.wait_for(asyncio.gather(*waits), self.settings.join_timeout)
-        except asyncio.TimeoutError:
-            pass  # absent seats fault (and are forfeited) like disconnected ones
+            done, _ = await asyncio.wait(waits, timeout=self.settings.first_join_timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if done:
+                await asyncio.wait(waits, timeout=self.settings.join_timeout)
+        finally:
+            for wait in waits:
+                wait.cancel()
 
     async def ask(self, room: Room, seat_index: int, request: DecisionRequest,
                   observation: wire.SeatObservation) -> tuple[float, Reply]:

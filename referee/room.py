@@ -101,6 +101,10 @@ class Rooms:
         """The room and seat a seat token names, while its match runs."""
         return self.seat_tokens.get(_digest(token))
 
+    def under_way(self) -> int:
+        """Matches created and not yet finished (the load ``PARLOUR_MAX_MATCHES`` bounds)."""
+        return sum(1 for room in self.by_id.values() if not room.finished)
+
     def __iter__(self) -> Iterator[Room]:
         return iter(list(self.by_id.values()))
 

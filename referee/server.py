@@ -81,6 +81,11 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
     async def CreateMatch(self, request, context):
         await require_operator(context, self.settings.operator_token, "CreateMatch")
         await check_version(request.protocol_version, context)
+        under_way = self.rooms.under_way()
+        if under_way >= self.settings.max_matches:  # back-pressure: refuse a match rather than starve seats
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"referee full: {under_way} matches under way (PARLOUR_MAX_MATCHES="
+                                f"{self.settings.max_matches}); try again shortly or on another referee")
         try:
             room = create_room(request, self.identity, self.deadlines, self.settings.seed_key)
         except (ConfigError, ValueError) as exc:

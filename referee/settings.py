@@ -42,7 +42,14 @@ class RefereeEnvironment:
                                       "(unset: the platform's commands make one, kept in PARLOUR_HOME/seed_key; "
                                       "local play uses the public derivation)")
     join_timeout: float = environ.var(30.0, converter=float,
-                                      help="seconds for every seat to join before play starts anyway")
+                                      help="seconds the other seats have to join once a match's first seat "
+                                           "joined, before play starts anyway")
+    first_join_timeout: float = environ.var(120.0, converter=float,
+                                            help="seconds a new match waits for its first seat (then play starts "
+                                                 "anyway, every seat absent)")
+    max_matches: int = environ.var(1500, converter=int,
+                                   help="matches under way at once; beyond it CreateMatch is refused with "
+                                        "RESOURCE_EXHAUSTED (the arena tries again later)")
     reconnect_grace: float = environ.var(5.0, converter=float,
                                          help="seconds a disconnected seat has to resume before it is forfeited")
     decision_cap: int = environ.var(100_000, converter=int,
@@ -97,6 +104,8 @@ class Settings:
     advertise: str = ""
     presence: Presence | None = None
     seed_key: bytes | None = None  # the platform's secret for bot seeds (PARLOUR_SEED_KEY)
+    first_join_timeout: float = 120.0
+    max_matches: int = 1500
 
 
 def settings_from_env(verifier_spec: str | None, replay_dir: str | None, referee_id: str | None = None,
@@ -108,6 +117,8 @@ def settings_from_env(verifier_spec: str | None, replay_dir: str | None, referee
         operator_token=env.operator_token,
         verifier=load_verifier(verifier_spec, env.api_tokens),
         join_timeout=env.join_timeout,
+        first_join_timeout=env.first_join_timeout,
+        max_matches=env.max_matches,
         grace=env.reconnect_grace,
         decision_cap=env.decision_cap,
         replay_dir=Path(replay_dir) if replay_dir else None,

@@ -57,6 +57,27 @@ def test_a_platform_failure_schedules_the_match_again_with_a_growing_back_off() 
 
 
 @pytest.mark.django_db
+def test_a_full_referee_puts_the_match_back_without_counting_a_failure(monkeypatch) -> None:
+    """Back-pressure is not a failure: a match the referee refused (PARLOUR_MAX_MATCHES) waits its
+    turn and is never aborted for it, however often it happens."""
+    from referee.client import RefereeFull
+
+    match = swiss().matches.order_by("pk").first()
+
+    def full(*args, **kwargs):
+        raise RefereeFull("referee full: 1500 matches under way (PARLOUR_MAX_MATCHES=1500)")
+
+    monkeypatch.setattr(lifecycle, "play", full)
+    for _ in range(6):  # each would have counted towards PARLOUR_PLATFORM_FAILURES
+        before = timezone.now()
+        assert lifecycle.play_once(match.pk, "w1@host/1") == "handed back"
+        match.refresh_from_db()
+        assert (match.status, match.failures) == (Match.SCHEDULED, 0)
+        assert "referee full" in match.last_failure and match.due > before
+        Match.objects.filter(pk=match.pk).update(due=timezone.now())
+
+
+@pytest.mark.django_db
 def test_only_the_attempt_holding_a_match_hands_it_back() -> None:
     match = swiss().matches.order_by("pk").first()
     old = lifecycle.claim(match.pk, "w1@host/1").attempts
@@ -117,14 +138,15 @@ def test_the_time_limits_follow_the_longest_possible_match(settings) -> None:
     declared = RefereeEnvironment()  # the declared defaults
     assert time_limits.LARGEST_TABLE >= max(max(g.variant(None).player_counts) for g in GAMES.values())
     longest = time_limits.longest_match({}, time_limits.LARGEST_TABLE)
-    assert longest == declared.decision_cap * 1.0 + 6 * 10.0 + declared.join_timeout
+    assert longest == declared.decision_cap * 1.0 + 6 * 10.0 + declared.first_join_timeout + declared.join_timeout
     assert time_limits.visibility_timeout() > longest  # never redelivered while it may still be playing
     assert time_limits.match_time_limit({"move_limit": 0.1, "bank": 1.0}, 2) < time_limits.match_time_limit({}, 2)
     from arena.fleet.celery_app import app
 
     assert app.conf.broker_transport_options["visibility_timeout"] == time_limits.visibility_timeout()
     settings.PARLOUR_DECISION_CAP, settings.PARLOUR_JOIN_TIMEOUT = 1000, 5.0  # an operator's own
-    assert time_limits.longest_match({}, 2) == 1000 * 1.0 + 2 * 10.0 + 5.0
+    settings.PARLOUR_FIRST_JOIN_TIMEOUT = 20.0
+    assert time_limits.longest_match({}, 2) == 1000 * 1.0 + 2 * 10.0 + 20.0 + 5.0
     settings.PARLOUR_MATCH_TIME_LIMIT = 60.0
     assert time_limits.match_time_limit({}, 2) == 60.0
 

@@ -44,7 +44,7 @@ from django.db import connections, router, transaction
 from django.utils import timezone
 
 from sandbox import SandboxUnavailable
-from referee.client import LocalReferee, MatchOutcome, RefereeClient
+from referee.client import LocalReferee, MatchOutcome, RefereeClient, RefereeFull
 from referee.timecontrol import TimeControl
 
 from ..bots import uploads
@@ -83,6 +83,9 @@ def play_once(match_id: int, worker: str) -> str:
     except SandboxUnavailable as exc:  # the operator's switch or the machine: retrying cannot help
         log.warning("match %s not played: %s", match.key, exc)
         recorded = record(match, None, f"uploaded bots cannot run on this worker: {str(exc)[:300]}")
+    except RefereeFull as exc:  # back-pressure: nothing failed, the match waits its turn
+        log.info("match %s waits: %s", match.key, exc)
+        recorded = hand_back(match_id, match.attempts, f"referee full: {str(exc)[:300]}", counted=False)
     except Exception as exc:  # noqa: BLE001 - the platform failed, never the bots (the referee judges them)
         log.warning("match %s failed: %s", match.key, exc)
         recorded = hand_back(match_id, match.attempts, f"{type(exc).__name__}: {str(exc)[:500]}")
@@ -339,20 +342,22 @@ def backoff(failures: int) -> float:
     return min(settings.PARLOUR_RETRY_MAX_DELAY, settings.PARLOUR_RETRY_FIRST_DELAY * 2 ** max(0, failures - 1))
 
 
-def hand_back(match_id: int, attempt: int, reason: str) -> bool:
+def hand_back(match_id: int, attempt: int, reason: str, counted: bool = True) -> bool:
     """The platform failed this attempt: schedule the match again after its back-off, or abort it
-    unplayed at the cap. True when the match was recorded (aborted) by this call."""
+    unplayed at the cap. True when the match was recorded (aborted) by this call. ``counted``
+    False: a refusal under load (a full referee), scheduled again after the first back-off without
+    counting towards the cap."""
     with transaction.atomic():
         match = (Match.objects.select_for_update()
                  .filter(pk=match_id, status=Match.RUNNING, attempts=attempt).first())
         if match is None:  # recorded meanwhile, or taken over by a newer attempt
             return False
-        failures = match.failures + 1
+        failures = match.failures + (1 if counted else 0)
         if failures >= settings.PARLOUR_PLATFORM_FAILURES:
             Match.objects.filter(pk=match_id).update(failures=failures, last_failure=reason)
             log.error("match %s aborted: the platform failed it %s times (last: %s)", match.key, failures, reason)
             return record(match, None, f"the platform failed it {failures} times (last: {reason})") is not None
-        delay = backoff(failures)
+        delay = backoff(max(failures, 1))
         Match.objects.filter(pk=match_id).update(status=Match.SCHEDULED, worker="", failures=failures,
                                                  last_failure=reason[:1000],
                                                  due=timezone.now() + timedelta(seconds=delay))

@@ -2,7 +2,7 @@
 visibility timeout and the reconciler's patience follow it (never a fixed hour).
 
 The longest possible match: every decision up to the cap at its move limit, every seat's bank
-spent, the seats' join timeout before play. A match running past that (plus a margin) is stuck.
+spent, the wait for the first seat and then for the others before play. A match running past that (plus a margin) is stuck.
 """
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ LARGEST_TABLE = 6  # the most seats any game seats (a check: tests/test_operatio
 
 def longest_match(time_control: dict[str, Any] | None = None, seats: int = LARGEST_TABLE) -> float:
     """Seconds the longest possible match under this time control takes (without the margin): the
-    referee's decision cap and join timeout are its settings (``referee/settings.py``), which the
+    referee's decision cap and join timeouts are its settings (``referee/settings.py``), which the
     platform's processes read as theirs."""
     control = TimeControl(**(time_control or {}))
-    return settings.PARLOUR_DECISION_CAP * control.move_limit + seats * control.bank + settings.PARLOUR_JOIN_TIMEOUT
+    joining = settings.PARLOUR_FIRST_JOIN_TIMEOUT + settings.PARLOUR_JOIN_TIMEOUT
+    return settings.PARLOUR_DECISION_CAP * control.move_limit + seats * control.bank + joining
 
 
 def match_time_limit(time_control: dict[str, Any] | None, seats: int) -> float:

@@ -1,0 +1,72 @@
+"""A referee under load (issue: 1,000 concurrent matches): seats are given their join time from the
+match's first connection, not from its creation; past PARLOUR_MAX_MATCHES new matches are refused
+with a clear status instead of starving the seats of the matches under way. The load itself is
+measured by ``python bench/referee.py`` (1,000 matches, then past the ceiling)."""
+from __future__ import annotations
+
+import time
+
+import grpc
+import pytest
+
+from referee import client as referee_client
+from referee.client import RefereeClient, RefereeFull
+from referee_process import RefereeProcess, bot_process
+
+JOIN, GRACE, FIRST_JOIN = 2.5, 0.5, 5.0  # bot processes start within JOIN of each other
+
+
+@pytest.fixture(scope="module")
+def referee(tmp_path_factory):
+    process = RefereeProcess(tmp_path_factory.mktemp("referee"), grace=GRACE, join_timeout=JOIN,
+                             extra_env={"PARLOUR_MAX_MATCHES": "2", "PARLOUR_FIRST_JOIN_TIMEOUT": str(FIRST_JOIN)})
+    yield process
+    process.close()
+
+
+def follow(referee: RefereeProcess, match_id: str):
+    operator = RefereeClient(referee.address, referee.operator)
+    try:
+        return operator.follow(match_id, timeout=60)
+    finally:
+        operator.close()
+
+
+def test_seats_that_connect_together_late_are_not_charged_for_joining(referee) -> None:
+    """Both seats connect long after the match was created (a busy referee, a slow worker): the
+    join timeout counts from the first of them, so neither is absent, faulted or forfeited."""
+    created = referee.create("tussie-mussie", 2, seed=3)
+    time.sleep(JOIN + GRACE + 0.5)  # past the join timeout and the grace counted from creation (< FIRST_JOIN)
+    bots = [bot_process(referee.address, token) for token in created.seat_tokens]
+    outcome = follow(referee, created.match_id)
+    for bot in bots:
+        bot.wait(30)
+    assert outcome.finished
+    assert [(s.status, s.fault_counts) for s in outcome.seats] == [("ok", {}), ("ok", {})]
+
+
+def test_a_match_nobody_joins_starts_after_the_first_join_timeout_with_every_seat_absent(referee) -> None:
+    start = time.monotonic()
+    created = referee.create("tussie-mussie", 2, seed=4)
+    outcome = follow(referee, created.match_id)
+    assert time.monotonic() - start >= FIRST_JOIN - 0.1
+    assert outcome.finished and [s.status for s in outcome.seats] == ["forfeited", "forfeited"]
+
+
+def test_a_full_referee_refuses_new_matches_with_a_clear_status_and_takes_them_again_later(referee, monkeypatch) -> None:
+    held = [referee.create("tussie-mussie", 2, seed=s) for s in (5, 6)]  # nobody joins: both wait FIRST_JOIN
+    with pytest.raises(grpc.RpcError) as refused:
+        referee.create("tussie-mussie", 2, seed=7)
+    assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "referee full: 2 matches under way (PARLOUR_MAX_MATCHES=2)" in refused.value.details()
+
+    monkeypatch.setattr(referee_client, "FULL_RETRY_DELAYS", (0.01, 0.01))
+    operator = RefereeClient(referee.address, referee.operator)
+    try:
+        with pytest.raises(RefereeFull, match="referee full"):
+            operator.create_match("tussie-mussie", "", {}, 7, referee_client.TimeControl(), ["a", "b"])
+        for match in held:
+            follow(referee, match.match_id)
+        assert operator.create_match("tussie-mussie", "", {}, 7, referee_client.TimeControl(), ["a", "b"]).match_id
+    finally:
+        operator.close()
