@@ -26,6 +26,14 @@ def is_operator(context: grpc.aio.ServicerContext, operator_token: str) -> bool:
     return False
 
 
+def bearer_token(context: grpc.aio.ServicerContext) -> str:
+    """The token of the call's ``authorization: Bearer <token>`` metadata ("" without one)."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and value.startswith("Bearer "):
+            return value[len("Bearer "):]
+    return ""
+
+
 async def require_operator(context: grpc.aio.ServicerContext, operator_token: str, call: str) -> None:
     if not is_operator(context, operator_token):
         await context.abort(grpc.StatusCode.PERMISSION_DENIED, f"{call} needs the operator credential")

@@ -18,6 +18,7 @@ from .identity import Identity
 from .inbox import Deadlines
 from .match import Match
 from .replay import FORMAT, FORMAT_VERSION
+from .replay_pool import with_logs
 from .seats import Seat
 from .settings import environment
 from .timecontrol import TimeControl
@@ -48,6 +49,19 @@ class Room:
     notes: list[dict] = field(default_factory=list)  # the bots' decision notes, as bot_logs: each seat's owner's
     task: asyncio.Task | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)  # set once the replay is stored
+    # the finished replay as each kind of reader may read it (their seats' log lines and notes only)
+    readers_replays: dict[frozenset[int], asyncio.Future] = field(default_factory=dict)
+
+    async def replay_for(self, seats: frozenset[int]) -> bytes:
+        """The finished replay with only these seats' bot log lines and notes (none: the public's),
+        built once off the event loop and shared by every reader of that kind."""
+        built = self.readers_replays.get(seats)
+        if built is None:
+            logs = [line for line in self.bot_logs if line["seat"] in seats]
+            notes = [note for note in self.notes if note["seat"] in seats]
+            built = self.readers_replays[seats] = asyncio.ensure_future(
+                asyncio.to_thread(with_logs, self.replay_gz, logs, notes))
+        return await asyncio.shield(built)
 
     def public_header(self) -> dict:
         """The header of the public replay of a match that is live (or was aborted): no seed."""

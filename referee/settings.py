@@ -58,7 +58,13 @@ class RefereeEnvironment:
     watchers_per_match: int = environ.var(64, converter=int,
                                           help="anonymous WatchMatch and GetReplay calls at once per match")
     spectator_calls_per_peer: int = environ.var(32, converter=int,
-                                                help="the same calls at once per peer (address without port)")
+                                                help="the same anonymous calls at once per peer (address without port)")
+    spectator_calls_per_identity: int = environ.var(32, converter=int,
+                                                    help="WatchMatch and GetReplay calls at once per bot API token "
+                                                         "(an authenticated caller is not limited by its address)")
+    spectator_calls: int = environ.var(2048, converter=int,
+                                       help="WatchMatch and GetReplay calls at once on this referee, everyone's but "
+                                            "the operator's")
     presence_ttl: float = environ.var(6.0, converter=float,
                                       help="seconds a remote bot's presence outlives its referee's last beat")
     token_recheck: float = environ.var(2.0, converter=float,

@@ -5,7 +5,14 @@
   over (bot log lines only to the operator, or to a bot's API token for its own seats);
 - ``FollowMatch``: the operator's one call per match: its frames, its end, its replay.
 
-Anonymous WatchMatch and GetReplay calls are limited per match and per peer (``limits.py``).
+Who may hold how many WatchMatch and GetReplay calls (``limits.py``): the operator, any number; a
+caller with a bot's API token (``authorization: Bearer <token>``, or GetReplay's ``api_token``), a
+number per token wherever it connects from; anyone else, a number per match and per address. Every
+call but the operator's counts towards one budget for the referee. So 200 anonymous watchers behind
+one address fill that address's share, not an authenticated watcher's, and nobody fills the
+referee. Anonymous watchers of a match share one stream of events, serialized once, and readers of a
+finished replay share one copy per kind of reader (``Room.replay_for``): a flood of calls costs
+sending, not building.
 """
 from __future__ import annotations
 
@@ -18,9 +25,8 @@ import grpc
 from parlour.v1 import referee_pb2
 
 from . import wire
-from .auth import check_version, is_operator, require_operator
+from .auth import bearer_token, check_version, is_operator, require_operator
 from .limits import Quota, peer_of
-from .replay_pool import with_logs
 from .room import Room, Rooms
 from .settings import environment
 from .tokens import Verifier
@@ -38,6 +44,8 @@ class Spectators:
         limits = environment()
         self.match_calls = Quota(limits.watchers_per_match)  # anonymous WatchMatch/GetReplay per match
         self.peer_calls = Quota(limits.spectator_calls_per_peer)  # the same, per peer
+        self.identity_calls = Quota(limits.spectator_calls_per_identity)  # a bot API token's, wherever from
+        self.all_calls = Quota(limits.spectator_calls)  # everyone's but the operator's, under one key
 
     async def room(self, match_id: str, context: grpc.aio.ServicerContext) -> Room:
         room = self.rooms.get(match_id)
@@ -45,20 +53,42 @@ class Spectators:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {match_id}")
         return room
 
+    async def identity(self, context: grpc.aio.ServicerContext, api_token: str = "") -> str | None:
+        """The bot whose API token the call carries (the request's, else the authorization
+        metadata's), or None: an anonymous caller (no token, or one the verifier does not know)."""
+        token = api_token or bearer_token(context)
+        if not token or self.verifier is None:
+            return None
+        return await asyncio.to_thread(self.verifier, token) or None
+
     @asynccontextmanager
-    async def slot(self, room: Room, context: grpc.aio.ServicerContext):
-        """A WatchMatch or GetReplay call's place within the per-match and per-peer limits."""
+    async def slot(self, room: Room, context: grpc.aio.ServicerContext, api_token: str = ""):
+        """A WatchMatch or GetReplay call's place within the limits (the module's docstring)."""
         if is_operator(context, self.operator_token):
             yield
+            return
+        bot_id = await self.identity(context, api_token)
+        if self.all_calls.full("all"):
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"{self.all_calls.limit} spectator calls already open on this referee: try again "
+                                f"shortly")
+        if bot_id is not None:
+            if self.identity_calls.full(bot_id):
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    f"{self.identity_calls.limit} spectator calls already open with this API token")
+            with self.all_calls.held("all"), self.identity_calls.held(bot_id):
+                yield
             return
         peer = peer_of(context)
         if self.match_calls.full(room.id):
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"this match already has {self.match_calls.limit} spectator calls open")
+                                f"this match already has {self.match_calls.limit} anonymous spectator calls open "
+                                f"(an API token is counted apart)")
         if self.peer_calls.full(peer):
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"{self.peer_calls.limit} spectator calls already open from {peer}")
-        with self.match_calls.held(room.id), self.peer_calls.held(peer):
+                                f"{self.peer_calls.limit} anonymous spectator calls already open from {peer} "
+                                f"(an API token is counted apart)")
+        with self.all_calls.held("all"), self.match_calls.held(room.id), self.peer_calls.held(peer):
             yield
 
     # ------------------------------------------------------------------ WatchMatch
@@ -86,16 +116,14 @@ class Spectators:
                      context: grpc.aio.ServicerContext) -> AsyncIterator[referee_pb2.ReplayChunk]:
         await check_version(request.protocol_version, context)
         room = await self.room(request.match_id, context)
-        async with self.slot(room, context):
+        async with self.slot(room, context, request.api_token):
             if room.end_message is not None:  # over: the replay is being written, it is worth the wait
                 await room.done.wait()
             if room.replay_gz is not None:
                 seats = await self.own_seats(room, request, context)
-                data = room.replay_gz  # the operator's: as built, every bot log line and note in it
-                if seats is not None:  # anyone else: the lines and notes they may read (none, or their bot's)
-                    data = await asyncio.to_thread(
-                        with_logs, room.replay_gz, [line for line in room.bot_logs if line["seat"] in seats],
-                        [note for note in room.notes if note["seat"] in seats])
+                # the operator's: as built, every bot log line and note in it; anyone else's: the
+                # lines and notes they may read (none, or their bot's), built once per kind of reader
+                data = room.replay_gz if seats is None else await room.replay_for(frozenset(seats))
             else:  # live or aborted: the public part only, no seed, no seat views
                 data = await room.broadcast.public_replay(room.public_header(), room.status, room.finished)
             for start in range(0, len(data), REPLAY_CHUNK):
@@ -107,7 +135,7 @@ class Spectators:
         """The seats whose log lines and notes this caller may read (None: all, for the operator)."""
         if is_operator(context, self.operator_token):
             return None
-        bot_id = await asyncio.to_thread(self.verifier, request.api_token) if request.api_token else None
+        bot_id = await self.identity(context, request.api_token)
         if not bot_id:
             return set()
         return {s for s, remote in enumerate(room.remote_bots) if remote == bot_id}

@@ -4,22 +4,26 @@ with a clear status instead of starving the seats of the matches under way. The 
 measured by ``python bench/referee.py`` (1,000 matches, then past the ceiling)."""
 from __future__ import annotations
 
+import threading
 import time
 
 import grpc
 import pytest
 
+from parlour.v1 import referee_pb2
 from referee import client as referee_client
 from referee.client import RefereeClient, RefereeFull
 from referee_process import RefereeProcess, bot_process
 
+PER_ADDRESS, ALL_CALLS = 32, 40  # anonymous calls per address (the default); everyone's on the referee
 JOIN, GRACE, FIRST_JOIN = 2.5, 0.5, 5.0  # bot processes start within JOIN of each other
 
 
 @pytest.fixture(scope="module")
 def referee(tmp_path_factory):
     process = RefereeProcess(tmp_path_factory.mktemp("referee"), grace=GRACE, join_timeout=JOIN,
-                             extra_env={"PARLOUR_MAX_MATCHES": "2", "PARLOUR_FIRST_JOIN_TIMEOUT": str(FIRST_JOIN)})
+                             extra_env={"PARLOUR_MAX_MATCHES": "2", "PARLOUR_FIRST_JOIN_TIMEOUT": str(FIRST_JOIN),
+                                        "PARLOUR_SPECTATOR_CALLS": str(ALL_CALLS)})
     yield process
     process.close()
 
@@ -70,3 +74,59 @@ def test_a_full_referee_refuses_new_matches_with_a_clear_status_and_takes_them_a
         assert operator.create_match("tussie-mussie", "", {}, 7, referee_client.TimeControl(), ["a", "b"]).match_id
     finally:
         operator.close()
+
+
+def test_one_address_full_of_watchers_locks_out_no_authenticated_watcher_and_nobody_fills_the_referee(referee) -> None:
+    created = referee.create("bszzzz", 6, seed=8)  # nobody joins for FIRST_JOIN: live and watchable meanwhile
+    request = referee_pb2.WatchMatchRequest(protocol_version=1, match_id=created.match_id)
+    crowd = [referee.stub.WatchMatch(request) for _ in range(PER_ADDRESS)]  # one address's whole share
+    for watcher in crowd:
+        assert next(watcher).step == 0
+    with pytest.raises(grpc.RpcError) as refused:
+        next(referee.stub.WatchMatch(request))
+    assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "anonymous spectator calls already open from" in refused.value.details()
+
+    token = referee.add_api_token("bot-7")
+    signed = [("authorization", f"Bearer {token}")]
+    owners = [referee.stub.WatchMatch(request, metadata=signed) for _ in range(ALL_CALLS - PER_ADDRESS)]
+    for watcher in owners:  # same address, but counted by its token
+        assert next(watcher).step == 0
+    with pytest.raises(grpc.RpcError) as refused:  # the referee's budget is spent
+        next(referee.stub.WatchMatch(request, metadata=signed))
+    assert "spectator calls already open on this referee" in refused.value.details()
+    assert next(referee.stub.WatchMatch(request, metadata=referee.auth)).step == 0  # the operator, always
+    for watcher in crowd + owners:
+        watcher.cancel()
+    follow(referee, created.match_id)
+
+
+def test_a_replay_flood_from_one_client_leaves_another_clients_call_fast(referee) -> None:
+    """Twenty callers ask for a finished 6-seat replay over and over; a stranger's call meanwhile
+    takes about what it takes alone (every anonymous reader is sent the one public copy, built
+    once), not a queue behind the flood."""
+    created = referee.create("bszzzz", 6, seed=9)
+    follow(referee, created.match_id)
+    request = referee_pb2.GetReplayRequest(protocol_version=1, match_id=created.match_id)
+
+    def fetch() -> float:
+        start = time.perf_counter()
+        assert b"".join(c.data for c in referee.stub.GetReplay(request))
+        return time.perf_counter() - start
+
+    alone = min(fetch() for _ in range(5))
+    stop = threading.Event()
+
+    def flood() -> None:
+        while not stop.is_set():
+            fetch()
+
+    flooders = [threading.Thread(target=flood) for _ in range(20)]
+    for thread in flooders:
+        thread.start()
+    time.sleep(0.5)
+    during = sorted(fetch() for _ in range(10))[5]  # the median: the machine is shared and noisy
+    stop.set()
+    for thread in flooders:
+        thread.join()
+    assert during < max(1.0, 5 * alone), (alone, during)
