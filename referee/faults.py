@@ -19,11 +19,13 @@ class Fault:
     reason: str  # "timeout: ...", "crash: ...", "failed to import: ...", "illegal: returned ...", "disconnected"
     returned: str  # what the bot returned (its repr; named in the reason of an illegal answer)
     forfeited: bool  # this fault was the last strike
+    own_decision: int = 0  # the seat's own count of the decisions it was asked, this one included
 
     def message(self, bot_name: str) -> str:
+        """Counted the way the bot counts (its own decisions), the match's decision id beside it."""
         tail = "; seat forfeited to the random autopilot" if self.forfeited else ""
-        return (f"bot {bot_name!r} (seat {self.seat}) faulted on decision {self.decision}: "
-                f"{self.reason}; default action played{tail}")
+        return (f"bot {bot_name!r} (seat {self.seat}) faulted on its decision {self.own_decision} "
+                f"(decision {self.decision} of the match): {self.reason}; default action played{tail}")
 
 
 # The reasons, built here only, so local play and the referee word every fault alike.

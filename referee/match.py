@@ -231,7 +231,8 @@ class Match:
         if reason is None:
             reason = illegal_reason(returned[:300], len(legal))
         forfeited = self.policy.strike(seat, reason)
-        fault = Fault(seat, decision, reason, returned[:300], forfeited)
+        own = 1 + sum(1 for e in self.log if e["seat"] == seat and "decision" in e)  # the bot's own count
+        fault = Fault(seat, decision, reason, returned[:300], forfeited, own)
         if self.strict:  # with what the bot said during that decision (a crash's traceback)
             lines = [e["line"] for e in self.bot_logs if e["seat"] == seat and e["decision"] == decision]
             raise StrictFaultError(fault, "\n".join([fault.message(self.bot_names[seat]), *lines]))

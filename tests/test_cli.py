@@ -102,7 +102,8 @@ def test_faulty_bot_gets_warnings_strikes_and_autopilot(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     warnings = [line for line in done.stderr.strip().splitlines() if line.startswith("warning:")]
     assert len(warnings) == 3, "three strikes, then the autopilot plays without faults"
-    assert ("bot 'faulty.py:Crashes' (seat 0) faulted on decision 1: crash: RuntimeError: boom "
+    assert ("bot 'faulty.py:Crashes' (seat 0) faulted on its decision 1 (decision 1 of the match): "
+            "crash: RuntimeError: boom "
             "(at faulty.py:") in warnings[0]
     assert 'File "faulty.py", line' in done.stderr and 'raise RuntimeError("boom")' in done.stderr
     assert "forfeited to the random autopilot" in warnings[2]
@@ -114,7 +115,8 @@ def test_strict_stops_at_the_first_fault(tmp_path: Path) -> None:
     (tmp_path / "faulty.py").write_text(FAULTY)
     done = run("play", "tussie-mussie", "random", "faulty.py:Garbage", "--strict", cwd=tmp_path)
     assert done.returncode == 1
-    assert "error: bot 'faulty.py:Garbage' (seat 1) faulted on decision" in done.stderr
+    # counted the way the bot counts: its first decision, the match's second
+    assert "error: bot 'faulty.py:Garbage' (seat 1) faulted on its decision 1 (decision 2 of the match)" in done.stderr
     assert "illegal: returned {'type': 'flowers please'}, not a legal action" in done.stderr
 
 

@@ -154,12 +154,14 @@ def verdict(match: Match) -> tuple[bool, dict]:
              for e in replay["bot_logs"] if e["seat"] == 0]
     lines += [e["line"] for e in result.get("sandbox_logs", []) if e["seat"] == 0]
     report["log"] = lines[:REPORT_LINES]
-    faults = [(step, e) for step, e in enumerate(replay["log"], 1) if e.get("seat") == 0 and e.get("fault")]
+    asked = [(step, e) for step, e in enumerate(replay["log"], 1) if e.get("seat") == 0 and "decision" in e]
+    faults = [(own, step, e) for own, (step, e) in enumerate(asked, 1) if e.get("fault")]
     if faults:
-        report["fault_step"], first = faults[0]  # the replay's frame showing the fault
-        report["error"] = (f"the bot faulted on decision {first['decision']} (step {report['fault_step']}): "
+        own, report["fault_step"], first = faults[0]  # the replay's frame showing the fault
+        report["error"] = (f"the bot faulted on its decision {own} (step {report['fault_step']} of the match): "
                            f"{first['fault']} "
-                           f"({len(faults)} fault(s) in all); its seat ended {result['statuses'][0]!r}")
+                           f"({len(faults)} {'fault' if len(faults) == 1 else 'faults'} in all); "
+                           f"its seat ended {result['statuses'][0]!r}")
         return False, report
     if result["statuses"][0] != "ok":
         report["error"] = f"the bot's seat ended with status {result['statuses'][0]!r}"

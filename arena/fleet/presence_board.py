@@ -23,8 +23,8 @@ from django.conf import settings
 from referee.identity import Identity
 
 from .broker import connection
+from .presence_seen import BOT_PREFIX, mark_seen
 
-BOT_PREFIX = "parlour:presence:"
 REFEREE_PREFIX = "parlour:referee:"
 
 # Refresh the bots this referee still holds; a key a newer connection elsewhere took is left to
@@ -75,10 +75,14 @@ class PresenceBoard:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour_site.settings")
 
     def connected(self, identity: Identity, bot_id: str) -> None:
-        connection().set(BOT_PREFIX + bot_id, value(identity), px=ttl_ms())  # the newest connection wins
+        client = connection()
+        client.set(BOT_PREFIX + bot_id, value(identity), px=ttl_ms())  # the newest connection wins
+        mark_seen(client, [bot_id])
 
     def disconnected(self, identity: Identity, bot_id: str) -> None:
-        connection().eval(DROP, 1, BOT_PREFIX + bot_id, identity.id)
+        client = connection()
+        client.eval(DROP, 1, BOT_PREFIX + bot_id, identity.id)
+        mark_seen(client, [bot_id])
 
     def beat(self, identity: Identity, bot_ids: Iterable[str]) -> set[str]:
         client = connection()
@@ -88,7 +92,9 @@ class PresenceBoard:
         if not bots:
             return set()
         taken = client.eval(BEAT, len(bots), *(BOT_PREFIX + b for b in bots), identity.id, value(identity), ttl_ms())
-        return {key.decode()[len(BOT_PREFIX):] for key in taken}
+        gone = {key.decode()[len(BOT_PREFIX):] for key in taken}
+        mark_seen(client, [b for b in bots if b not in gone])
+        return gone
 
     def address_of(self, referee_id: str) -> str | None:
         raw = connection().get(REFEREE_PREFIX + referee_id)

@@ -30,6 +30,7 @@ def test_wrong_passwords_are_throttled_per_account_and_address(client, settings)
     locked = log_in(client, "ada", "wrong")
     assert locked.status_code == 429
     assertContains(locked, "Too many failed logins", status_code=429)
+    assertContains(locked, "from your address are refused\nfor 15 minutes.", status_code=429)  # in words, not 0:15:00
     # locked out: even the right password is refused now, without being checked
     assert log_in(client, "ada", "pw-ada-123").status_code == 429
     assert "_auth_user_id" not in client.session

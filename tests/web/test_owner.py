@@ -237,3 +237,26 @@ def test_bot_page_shows_log_lines_to_the_owner_only(client, players) -> None:
         else:
             client.logout()
         assertNotContains(client.get(reverse("bot", args=[players.a.pk])), "says hello")
+
+
+# ---------------------------------------------------------------------- a remote bot's presence
+def test_a_remote_bots_page_says_whether_it_is_connected_and_when_it_last_was(client, platform_redis) -> None:
+    """Not "active" whether or not anything listens: the referees' presence board, read by the page."""
+    from arena.fleet.broker import connection
+    from arena.fleet.presence_board import PresenceBoard
+    from arena.fleet.presence_seen import SEEN
+    from referee.identity import Identity
+
+    remote = bot(user("rhea"), "Faraway", kind=Bot.REMOTE)
+    name = f"bot-{remote.pk}"
+    connection().hdel(SEEN, name)
+    page = reverse("bot", args=[remote.pk])
+    assertContains(client.get(page), "never connected yet")
+    board, referee = PresenceBoard(), Identity("ref-1", "127.0.0.1:1")
+    board.connected(referee, name)
+    assertContains(client.get(page), '<span class="presence" data-online="1">online now</span>', html=False)
+    board.disconnected(referee, name)
+    shown = client.get(page)
+    assertContains(shown, "offline, last seen 0\xa0minutes ago")
+    assertNotContains(shown, "online now")
+    connection().hdel(SEEN, name)

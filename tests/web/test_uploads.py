@@ -170,6 +170,9 @@ def test_a_bot_that_raises_is_rejected_with_its_report(client, uma) -> None:
     assert version.state == BotVersion.REJECTED
     report = json.loads(version.smoke_report)
     assert "crash: RuntimeError: kaboom from the bot (at boom.py:7, in decide)" in report["error"]
+    # counted the way the bot counts (its first decision), the match's step beside it; three strikes
+    assert report["error"].startswith(f"the bot faulted on its decision 1 (step {report['fault_step']} of the match)")
+    assert "(3 faults in all)" in report["error"]
     assert any('File "boom.py", line 7, in decide' in line for line in report["log"]), report["log"]
     page = client.get(reverse("version_report", args=[version.bot_id, 1]))
     assertContains(page, "kaboom from the bot")

@@ -21,6 +21,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from arena.bots.uploads import version_folder
+from arena.fleet.presence_seen import seen
 from arena.people.tables import person_tables
 from arena.competitions import ladder_editions
 from arena.competitions.bot_record import fares, rating_mark, rating_points
@@ -103,6 +104,8 @@ def bot_page(request, bot_id: int):
     context.update({"game_name": game_names().get(bot.game, bot.game), "is_owner": is_owner,
                     "checking": any(v.state == BotVersion.PENDING for v in versions),
                     "bot_state": bot_state(bot, versions)})
+    if bot.kind == Bot.REMOTE:  # connected or not: said, not implied by "active"
+        context["presence"] = seen(f"bot-{bot.pk}")
     if is_owner:
         context["comparisons"] = list(bot.comparisons.select_related("a__bot", "b__bot").order_by("-created")[:10])
         context["compare_choices"] = compare_choices(bot)
