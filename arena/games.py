@@ -98,3 +98,25 @@ def package_name(game_id: str) -> str | None:
     ``protos/parlour/v1/<name>.proto`` (``referee.wire``)."""
     package = packages().get(game_id)
     return package.module if package else None
+
+
+EXAMPLE_SEED = 7  # the example decision on each game's page: the same every time
+
+
+def example_decision(game_id: str) -> dict | None:
+    """The first decision of a match at the game's smallest table and default variant, as a bot
+    receives it (``bots_sdk.Decision``'s fields: game, variant, seat, players, options, observation,
+    legal actions and their labels): what each game's page shows before the contract. None for an
+    unknown game."""
+    game = GAMES.get(game_id)
+    if game is None:
+        return None
+    variant = game.variant(None)
+    players = min(variant.player_counts)
+    config = game.configure(players)
+    state = game.new_state(config, EXAMPLE_SEED)
+    seat = state.to_move()[0]
+    legal = state.legal_actions(seat)
+    return {"game": game_id, "variant": config.variant, "seat": seat, "players": players,
+            "options": dict(config.options), "observation": state.observation(seat),
+            "legal_actions": legal, "labels": [state.action_label(seat, a) for a in legal]}

@@ -3,13 +3,16 @@ observation and action a bot receives, the house bots' strength). The texts are 
 own (``arena.onboarding``), rendered from Markdown with raw HTML off."""
 from __future__ import annotations
 
-from django.http import Http404
+import json
+
+from django.http import FileResponse, Http404
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from markdown_it import MarkdownIt
 
 from arena import onboarding
-from arena.games import game_choices
+from arena.games import example_decision, game_choices
+from arena.starter_kit import KIT_NAME, starter_kit
 from arena.people.tables import table_choices
 
 _markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
@@ -43,4 +46,11 @@ def learn_game(request, game: str):
         "game": game, "game_name": names[game], "rules": markdown(rules) if rules else None,
         "proto": onboarding.proto(game), "proto_name": onboarding.proto_name(game),
         "house": onboarding.house_strength(game), "table": table_choices(game),
+        "example": json.dumps(example_decision(game), indent=2, ensure_ascii=False),
     })
+
+
+def starter_kit_download(request):
+    """The starter kit: the SDK's wheel, an example bot and a README (``arena.starter_kit``)."""
+    return FileResponse(starter_kit().open("rb"), as_attachment=True, filename=KIT_NAME,
+                        content_type="application/zip")
