@@ -281,3 +281,20 @@ def test_every_test_docs_operations_names_exists() -> None:
     for file, name in references:
         tree = ast.parse((ROOT / file).read_text())
         assert name in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}, f"{file}::{name}"
+
+
+@pytest.mark.django_db
+def test_the_demo_always_has_a_tournament_to_watch() -> None:
+    """`make demo`: its first tournaments end within minutes; then another starts, of the games in
+    turn, never two of its own at once."""
+    from arena import demo
+    from referee.games import GAMES
+
+    first = demo.demo_tournaments()
+    assert len(first) == len(GAMES) and demo.demo_tournaments() == []  # once, even run again
+    assert demo.next_demo_tournament(0) is None  # its tournaments still play
+    Tournament.objects.filter(pk__in=first).update(status=Tournament.FINISHED)
+    following = Tournament.objects.get(pk=demo.next_demo_tournament(0))
+    assert following.status == Tournament.RUNNING and following.matches.exists()
+    assert following.game == sorted(GAMES)[0] and following.name.endswith("Swiss no. 2")
+    assert demo.next_demo_tournament(1) is None  # that one plays now
