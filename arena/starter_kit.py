@@ -16,24 +16,25 @@ from pathlib import Path
 
 from django.conf import settings
 
+from .games import games
+
 KIT_NAME = "parlour-starter-kit.zip"
 SOURCES = ("referee", "bots_sdk", "sandbox", "arena", "webui", "parlour_site", "parlour")  # what the wheel packs
 FILES = ("pyproject.toml", "README.md")
 
-EXAMPLE_BOT = '''"""A first bot for Tussie Mussie: takes a face-up flower with hearts, else the face-down one."""
+EXAMPLE_BOT = '''"""A first bot, for any game: it looks at every legal action's label (what the action does, in
+words) and plays one it likes, else any legal action. Make it smarter game by game: the site's page
+of each game shows its rules and a decision as your bot receives it."""
 from bots_sdk import Bot
 
 
-class HeartsFirst(Bot):
+class MyBot(Bot):
     def decide(self, decision):
-        actions = decision.legal_actions
-        if actions[0]["type"] == "take":
-            face_up = decision.observation["offer"]["face_up"]
-            if face_up["hearts"] > 0:
-                self.log(f"taking the {face_up['name']} for its hearts")
-                return {"type": "take", "side": "face_up"}
-            return {"type": "take", "side": "face_down"}
-        return self.rng.choice(actions)  # self.rng is seeded from this bot's own seed
+        for action, label in zip(decision.legal_actions, decision.labels):
+            if "take" in label or "play" in label:  # a first preference, to replace with your own
+                self.log(f"choosing: {label}")
+                return action
+        return self.rng.choice(decision.legal_actions)  # self.rng is seeded from this bot's own seed
 '''
 
 KIT_README = '''# Parlour starter kit
@@ -45,13 +46,15 @@ Everything to write a bot for Parlour and try it on your own machine (Python 3.1
        python3 -m venv .venv
        .venv/bin/pip install {wheel}
 
-2. Play the example bot against the house bots, 20 games, then one with a replay you can read:
+2. See the games, then play the example bot against the house bots, 20 games, then one with a
+   replay you can read:
 
-       .venv/bin/python -m bots_sdk play tussie-mussie my_bot.py:HeartsFirst random --games 20
-       .venv/bin/python -m bots_sdk play tussie-mussie my_bot.py:HeartsFirst greedy --seed 7 --replay first.replay.gz
+       .venv/bin/python -m bots_sdk games
+       .venv/bin/python -m bots_sdk play {game} my_bot.py:MyBot random --games 20
+       .venv/bin/python -m bots_sdk play {game} my_bot.py:MyBot greedy --seed 7 --replay first.replay.gz
        .venv/bin/python -m bots_sdk replay show first.replay.gz --seat 0
 
-   `python -m bots_sdk games` lists every game, its variants and options.
+   Any game id that `games` lists works in place of `{game}`.
 
 3. Change `my_bot.py` (or start a bot for another game), play it again, and when it beats `greedy`,
    upload the file on the site (Upload a bot). It is checked in a sandbox with one match, then
@@ -59,6 +62,11 @@ Everything to write a bot for Parlour and try it on your own machine (Python 3.1
 
 The site's "Writing a bot" page has each game's rules and one example decision as your bot receives it.
 '''
+
+
+def example_game() -> str:
+    """The game the kit's commands name: the registry's first."""
+    return games()[0].id
 
 
 def _fingerprint(root: Path) -> str:
@@ -99,6 +107,6 @@ def starter_kit() -> Path:
         with zipfile.ZipFile(made, "w", zipfile.ZIP_DEFLATED) as z:
             z.write(wheel, f"parlour-starter-kit/{wheel.name}")
             z.writestr("parlour-starter-kit/my_bot.py", EXAMPLE_BOT)
-            z.writestr("parlour-starter-kit/README.md", KIT_README.format(wheel=wheel.name))
+            z.writestr("parlour-starter-kit/README.md", KIT_README.format(wheel=wheel.name, game=example_game()))
         made.replace(kit)  # whole or not at all: two builders at once both end with a complete kit
     return kit

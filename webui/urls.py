@@ -36,6 +36,7 @@ urlpatterns = [
     path("bots/<int:bot_id>/webhooks/<int:webhook_id>/delete/", webhooks.webhook_delete, name="webhook_delete"),
     path("operator/", operator.operator_page, name="operator"),
     path("learn/", learn.learn, name="learn"),
+    path("tv/", matches.tv, name="tv"),
     path("learn/parlour-starter-kit.zip", learn.starter_kit_download, name="starter_kit"),
     path("learn/guides/<slug:name>/", learn.learn_guide, name="learn_guide"),
     path("learn/<str:game>/", learn.learn_game, name="learn_game"),

@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 
 from arena import onboarding
 from arena.games import example_decision, game_choices
-from arena.starter_kit import KIT_NAME, starter_kit
+from arena.starter_kit import KIT_NAME, example_game, starter_kit
 from arena.people.tables import table_choices
 
 _markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
@@ -27,6 +27,7 @@ def learn(request):
     text = onboarding.quickstart()
     return render(request, "webui/learn.html", {
         "quickstart": markdown(text) if text else None, "games": game_choices(), "guides": onboarding.GUIDES.items(),
+        "example_game": example_game(),
     })
 
 

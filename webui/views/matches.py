@@ -35,6 +35,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
+from arena.competitions.featured import featured_match
 from arena.games import card_texts
 from arena.models import Match
 from arena.road.live_frames import wait_for_frames
@@ -106,7 +107,17 @@ def replay_part_gz(request, match: Match, part: str) -> bytes:
     return pack(spectator_part(replay) if part == "spectator" else {"views": replay.get("views") or []})
 
 
-def match_page(request, match_id: int):
+def tv(request):
+    """Parlour TV: the live table worth watching now (``arena.competitions.featured``), shown as its
+    match page; when it ends, the page moves on to the next (``tv.js``)."""
+    after = request.GET.get("after", "")
+    match_id = featured_match(excluding=int(after) if after.isdigit() else None)
+    if match_id is None:
+        return render(request, "webui/tv_idle.html")
+    return match_page(request, match_id, tv=True)
+
+
+def match_page(request, match_id: int, tv: bool = False):
     match = get_object_or_404(Match.objects.select_related("tournament", "round"), pk=match_id)
     seats = list(match.seats.select_related("bot_version__bot__owner", "entry"))
     has_replay = (bool(match.replay_path) and Path(match.replay_path).is_file()) or \
@@ -124,6 +135,7 @@ def match_page(request, match_id: int):
         "own_seats": ",".join(str(s.seat) for s in seats if s.bot_version.bot.owner_id == request.user.pk
                               and request.user.is_authenticated),
         "replay_file": f"match-{match.pk}.replay.json.gz",
+        "tv": tv,
     })
 
 

@@ -605,6 +605,7 @@
   Viewer.prototype.showEnded = function (message, isError) {
     var self = this;
     this.setStatus(message, isError);
+    this.emit("parlour:ended", { message: message });  // a page that follows matches moves on (tv.js)
     if (!this.el.status || !this.stepCount()) return;
     this.el.status.classList.add("viewer-ended");
     this.el.status.appendChild(document.createTextNode(" "));
