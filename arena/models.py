@@ -150,6 +150,7 @@ class Tournament(models.Model):
     # halted: a match of it was aborted unplayed (a platform cap, an operator); ``tournament run ID``
     # plays those again. Never finished while a match is unplayed.
     CREATED, RUNNING, HALTED, FINISHED = "created", "running", "halted", "finished"
+    CANCELLED = "cancelled"  # open entry closed with fewer than two entrants: never played
 
     name = models.CharField(max_length=100)
     game = models.CharField(max_length=32, choices=game_choices)
@@ -166,9 +167,15 @@ class Tournament(models.Model):
     # who made it on the site (its hourly limit); none for the command line's and the demo's
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
+    # open entry: anyone enters an active bot of the game until then; the beat starts it at that time
+    # (arena.competitions.tournaments.start_due_tournaments). None: its entrants were given at creation.
+    starts_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.name
+
+    def open_for_entries(self) -> bool:
+        return self.status == self.CREATED and self.starts_at is not None and self.starts_at > timezone.now()
 
 
 class Entry(models.Model):

@@ -236,6 +236,9 @@ def table_variants() -> list[tuple[str, str]]:
             for game, title in game_choices() for name, counts in variants(game) if tuple(counts) != (1,)]
 
 
+MAX_START_MINUTES = 24 * 60  # an open tournament starts within a day
+
+
 class TournamentForm(forms.Form):
     """A tournament made on the site (arena.competitions.tournaments): a game's variant, a format,
     rounds for a Swiss, and its entrants: the person's own active bots of that game and house bots."""
@@ -246,6 +249,10 @@ class TournamentForm(forms.Form):
     rounds = forms.IntegerField(min_value=1, max_value=MAX_ROUNDS, required=False,
                                 help_text="Swiss only; left empty: enough to tell the entrants apart")
     bots = forms.MultipleChoiceField(label="Your bots", required=False, widget=forms.CheckboxSelectMultiple)
+    open_entry = forms.BooleanField(required=False, label="Open entry",
+                                    help_text="anyone may enter an active bot of the game until the start")
+    starts_in = forms.IntegerField(label="Starts in (minutes)", min_value=1, max_value=MAX_START_MINUTES,
+                                   required=False, initial=10, help_text="open entry only: entries close then")
 
     def __init__(self, user, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -271,8 +278,13 @@ class TournamentForm(forms.Form):
         entrants = list(data.get("bots", []))
         for spec in HOUSE_SPECS:
             entrants += [spec] * (data.get(f"house_{spec}") or 0)
-        if len(entrants) < 2:
-            raise forms.ValidationError("enter at least two: your bots, house bots or both")
+        if data.get("open_entry"):
+            if not data.get("starts_in"):
+                raise forms.ValidationError("say when an open tournament starts (in minutes, 1 to "
+                                            f"{MAX_START_MINUTES})")
+        elif len(entrants) < 2:
+            raise forms.ValidationError("enter at least two: your bots, house bots or both "
+                                        "(or open the entry to others until a start time)")
         if len(entrants) > MAX_ENTRANTS:
             raise forms.ValidationError(f"at most {MAX_ENTRANTS} entrants ({len(entrants)} chosen)")
         data["entrants"] = entrants

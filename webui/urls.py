@@ -43,6 +43,7 @@ urlpatterns = [
     path("tournaments/", tournaments.tournament_list, name="tournaments"),
     path("tournaments/new/", tournaments.tournament_new, name="tournament_new"),
     path("tournaments/<int:tournament_id>/", tournaments.tournament_page, name="tournament"),
+    path("tournaments/<int:tournament_id>/enter/", tournaments.tournament_enter, name="tournament_enter"),
     path("matches/<int:match_id>/", matches.match_page, name="match"),
     path("matches/<int:match_id>/replay.json", matches.replay_json, name="replay_json"),
     path("matches/<int:match_id>/live.json", matches.live_json, name="live_json"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -64,7 +65,9 @@ def number_repeated_house_bots(labels: list[str]) -> list[str]:
 def create_tournament(game: str, format: str, bots: list[str], *, variant: str = "standard",
                       options: dict[str, Any] | None = None, rounds: int | None = None,
                       table_size: int | None = None, duplicate: bool = False, seed: int | None = None,
-                      name: str | None = None) -> Tournament:
+                      name: str | None = None, starts_at: datetime | None = None) -> Tournament:
+    """A tournament with these entrants; with ``starts_at``, open for entries until then (it may
+    start with none: others enter with ``enter_tournament``; the beat starts it at that time)."""
     if game not in GAMES:
         raise TournamentError(f"unknown game {game!r} (allowed: {', '.join(sorted(GAMES))})")
     if variant == "solo":
@@ -79,7 +82,7 @@ def create_tournament(game: str, format: str, bots: list[str], *, variant: str =
     if format not in (Tournament.SWISS, Tournament.ROUND_ROBIN):
         raise TournamentError(f"unknown format {format!r} (allowed: swiss, round-robin)")
     bots = number_repeated_house_bots(bots)
-    if len(bots) < 2:
+    if len(bots) < 2 and starts_at is None:
         raise TournamentError("a tournament needs at least two entrants")
     try:
         versions = [entrant_version(game, label) for label in bots]
@@ -88,20 +91,76 @@ def create_tournament(game: str, format: str, bots: list[str], *, variant: str =
     if duplicate and any(v.bot.kind == Bot.REMOTE for v in versions):
         raise TournamentError("duplicate tournaments take no remote bots (they could remember a deal)")
     sizes = [size]
-    if format == Tournament.SWISS and rounds is None:
-        rounds = max(3, math.ceil(math.log(len(bots), 2)))
+    if format == Tournament.SWISS and rounds is None and starts_at is None:
+        rounds = swiss_rounds(len(bots))
     with transaction.atomic():
         tournament = Tournament.objects.create(
             name=name or f"{description.name} {format} ({len(bots)} bots)", game=game, variant=config.variant,
             options=config.options, format=format, rounds=rounds or 0, table_size=size, table_sizes=sizes,
-            duplicate=duplicate, seed=(seed if seed is not None else draw_seed()) & SEED_MASK)
+            duplicate=duplicate, seed=(seed if seed is not None else draw_seed()) & SEED_MASK, starts_at=starts_at)
         Entry.objects.bulk_create([Entry(tournament=tournament, bot_version=v, label=label)
                                    for label, v in zip(bots, versions)])
-        if format == Tournament.ROUND_ROBIN:
+        if format == Tournament.ROUND_ROBIN and starts_at is None:  # open entry: at the start
             schedule = round_robin_schedule(tournament)
             tournament.rounds = len(schedule.rounds)
             tournament.save(update_fields=["rounds"])
     return tournament
+
+
+def swiss_rounds(entrants: int) -> int:
+    """A Swiss's rounds when none were asked for: enough to tell the entrants apart, at least 3."""
+    return max(3, math.ceil(math.log(max(entrants, 2), 2)))
+
+
+MAX_OPEN_ENTRANTS = 32  # an open tournament's entries, all comers together
+
+
+def enter_tournament(tournament: Tournament, bot: Bot) -> Entry:
+    """Enter ``bot``'s active version in an open tournament (raises ``TournamentError`` saying why not:
+    entry closed, another game, no active version, entered already, full)."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if not tournament.open_for_entries():
+            raise TournamentError("entries are closed: the tournament has started or was not open for entries")
+        if bot.game != tournament.game or not bot.active or bot.deleted is not None:
+            raise TournamentError(f"{bot.name} is not an active bot of this tournament's game")
+        version = bot.versions.filter(state=BotVersion.ACTIVE).order_by("-number").first()
+        if version is None:
+            raise TournamentError(f"{bot.name} has no accepted version yet")
+        if tournament.entries.filter(bot_version__bot=bot).exists():
+            raise TournamentError(f"{bot.name} is entered already")
+        if tournament.entries.count() >= MAX_OPEN_ENTRANTS:
+            raise TournamentError(f"the tournament is full ({MAX_OPEN_ENTRANTS} entrants)")
+        return Entry.objects.create(tournament=tournament, bot_version=version, label=f"bot-{bot.pk}")
+
+
+def start_due_tournaments(now: datetime | None = None) -> list[int]:
+    """Open tournaments whose start time has come (the beat calls this): started with what their
+    entries are then, or cancelled with fewer than two. The ids of those started."""
+    now = now or timezone.now()
+    started = []
+    for pk in Tournament.objects.filter(status=Tournament.CREATED, starts_at__lte=now).values_list("pk", flat=True):
+        with transaction.atomic():
+            tournament = Tournament.objects.select_for_update().get(pk=pk)
+            if tournament.status != Tournament.CREATED:
+                continue
+            entries = tournament.entries.count()
+            # tables as large as the entrants allow, up to the size asked for
+            fits = [c for c in GAMES[tournament.game].variant(tournament.variant).player_counts
+                    if 2 <= c <= min(entries, tournament.table_size)]
+            if entries < 2 or not fits:
+                tournament.status = Tournament.CANCELLED
+                tournament.save(update_fields=["status"])
+                continue
+            tournament.table_size, tournament.table_sizes = max(fits), [max(fits)]
+            if tournament.format == Tournament.SWISS and not tournament.rounds:
+                tournament.rounds = swiss_rounds(entries)
+            elif tournament.format == Tournament.ROUND_ROBIN:
+                tournament.rounds = len(round_robin_schedule(tournament).rounds)
+            tournament.save(update_fields=["rounds", "table_size", "table_sizes"])
+        start_tournament(tournament)
+        started.append(pk)
+    return started
 
 
 def entrants(tournament: Tournament) -> tuple[list[str], dict[str, Entry], dict[str, int | None]]:

@@ -23,6 +23,8 @@ RUN_COMPARISON = "arena.tasks.run_comparison"
 LADDER_TICK = "arena.tasks.ladder_tick"
 REFIT_LADDERS = "arena.tasks.refit_ladders"
 RECONCILE = "arena.tasks.reconcile"
+START_DUE_TOURNAMENTS = "arena.tasks.start_due_tournaments"
+OPEN_ENTRY_EVERY = 5.0  # seconds: an open tournament starts within this of its start time
 DELIVER_WEBHOOK = "arena.tasks.deliver_webhook"
 
 kombu_guard.install()  # a worker that loses Redis for a while reconnects instead of crashing
@@ -32,6 +34,7 @@ app.conf.beat_schedule = {
     "ladder": {"task": LADDER_TICK, "schedule": settings.PARLOUR_LADDER_EVERY},
     "ladder-fit": {"task": REFIT_LADDERS, "schedule": settings.PARLOUR_FIT_EVERY},
     "reconcile": {"task": RECONCILE, "schedule": settings.PARLOUR_RECONCILE_EVERY},
+    "open-tournaments": {"task": START_DUE_TOURNAMENTS, "schedule": OPEN_ENTRY_EVERY},
 }
 # the broker's visibility timeout and the hard task limit follow the longest possible match
 # (arena.road.time_limits): a match is never redelivered while it can still be playing; a killed

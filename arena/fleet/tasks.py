@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..competitions.ladder import schedule_ladder_matches
 from ..road.lifecycle import play_once
 from . import heartbeats, worker_upkeep
-from .celery_app import DELIVER_WEBHOOK, LADDER_TICK, RECONCILE, REFIT_LADDERS, RUN_COMPARISON, RUN_MATCH, app
+from .celery_app import (DELIVER_WEBHOOK, LADDER_TICK, RECONCILE, REFIT_LADDERS, RUN_COMPARISON, RUN_MATCH,
+                         START_DUE_TOURNAMENTS, app)
 
 __all__ = ["run_match", "worker_upkeep"]  # worker_upkeep: its signals start each worker's upkeep
 
@@ -31,6 +32,14 @@ def reconcile() -> dict:
     from .reconcile import reconcile as mend
 
     return mend()
+
+
+@app.task(name=START_DUE_TOURNAMENTS)
+def start_due_tournaments() -> list[int]:
+    """Start the open tournaments whose start time has come, or cancel those short of entrants."""
+    from ..competitions.tournaments import start_due_tournaments as start_due
+
+    return start_due()
 
 
 @app.task(name=REFIT_LADDERS)

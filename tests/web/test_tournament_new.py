@@ -60,3 +60,70 @@ def test_a_swiss_made_on_the_site_runs_to_its_end(client, settings, tmp_path, mo
     page = client.get(reverse("tournament", args=[tournament.pk]))
     assertContains(page, "Tia&#x27;s cup")
     assertContains(page, reverse("bot", args=[mine.pk]))
+
+
+def test_an_open_swiss_takes_entries_until_its_start_then_the_beat_starts_it_and_it_finishes(
+        client, settings, tmp_path, monkeypatch, django_capture_on_commit_callbacks) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena.fleet.tasks import start_due_tournaments
+
+    settings.PARLOUR_UPLOAD_DIR = tmp_path
+    maker, guest = user("uma2"), user("gus")
+    theirs = bot(guest, "Gus's", game=GAME)
+    folder = version_folder(theirs.pk, 1)
+    folder.mkdir(parents=True)
+    (folder / "first.py").write_text(FIRST_BOT)
+    BotVersion.objects.filter(bot=theirs).update(spec=f"{folder / 'first.py'}:First")
+    other_game = bot(guest, "Gus's Misty", game="misty")
+
+    client.force_login(maker)  # a Swiss open for 30 minutes, with one house bot of the maker's
+    response = client.post(reverse("tournament_new"), {
+        "name": "Open cup", "game_variant": f"{GAME}/standard", "format": "swiss", "rounds": "2",
+        "house_random": "1", "open_entry": "on", "starts_in": "30"})
+    tournament = Tournament.objects.get()
+    assert response["Location"] == reverse("tournament", args=[tournament.pk])
+    assert tournament.status == Tournament.CREATED and not tournament.matches.exists()
+    assert timedelta(minutes=29) < tournament.starts_at - timezone.now() <= timedelta(minutes=30)
+    page = client.get(reverse("tournament", args=[tournament.pk]))
+    assertContains(page, "Open for entries")
+    assertContains(page, "29\xa0minutes")  # the time left, in words
+
+    client.force_login(guest)
+    page = client.get(reverse("tournament", args=[tournament.pk]))
+    assertContains(page, f'<option value="{theirs.pk}">Gus&#x27;s</option>', html=False)
+    assert f'value="{other_game.pk}"' not in page.content.decode()  # another game's bot is not offered
+    enter = reverse("tournament_enter", args=[tournament.pk])
+    assertContains(client.post(enter, {"bot": theirs.pk}, follow=True), "Gus&#x27;s is entered")
+    assertContains(client.post(enter, {"bot": theirs.pk}, follow=True), "is entered already")
+    assertContains(client.post(enter, {"bot": other_game.pk}, follow=True), "not an active bot of this tournament")
+    assert tournament.entries.count() == 2
+
+    queued: list[int] = []
+    monkeypatch.setattr("arena.competitions.tournaments.enqueue_matches", queued.extend)
+    assert start_due_tournaments() == []  # not yet its time
+    Tournament.objects.filter(pk=tournament.pk).update(starts_at=timezone.now())
+    with django_capture_on_commit_callbacks(execute=True):
+        assert start_due_tournaments() == [tournament.pk]  # the beat's task
+    assertContains(client.post(enter, {"bot": theirs.pk}, follow=True), "entries are closed")
+    while queued:
+        with django_capture_on_commit_callbacks(execute=True):
+            assert run_match(queued.pop(0)) == "recorded"
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.FINISHED and tournament.rounds == 2
+    assert tournament.table_size == 2  # two entrants: tables of two (the game's largest is four)
+    assertContains(client.get(reverse("tournament", args=[tournament.pk])), reverse("bot", args=[theirs.pk]))
+
+
+def test_an_open_tournament_short_of_entrants_at_its_start_is_cancelled_and_says_so(client) -> None:
+    from django.utils import timezone
+
+    from arena.competitions.tournaments import create_tournament, start_due_tournaments
+
+    lonely = create_tournament(GAME, "round-robin", ["greedy"], starts_at=timezone.now())
+    assert start_due_tournaments() == []
+    lonely.refresh_from_db()
+    assert lonely.status == Tournament.CANCELLED and not lonely.matches.exists()
+    assertContains(client.get(reverse("tournament", args=[lonely.pk])), "Cancelled: too few entrants for a table")
