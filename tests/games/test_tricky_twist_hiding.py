@@ -97,7 +97,11 @@ def test_a_reserve_pick_and_a_round_end_choice_are_named_only_to_their_seat():
     bonus = state.round_end_steps(seat)[0]
     actions = state.legal_actions(seat)
     assert len({state.action_label(seat, a) for a in actions}) == len(actions)
-    assert {state.public_label(seat, a) for a in actions} == {f"make a sealed round-end choice for {bonus}"}
+    from referee.games.tricky_twist.data import BONUS_NAME
+
+    assert {state.public_label(seat, a) for a in actions} == {f"make a sealed round-end choice for {BONUS_NAME[bonus]}"}
+    assert not any("var_" in label or "_pile" in label for a in actions
+                   for label in (state.public_label(seat, a), state.action_label(seat, a)))  # no internal ids
 
 
 def test_observation_hides_other_hands_reserves_and_order():

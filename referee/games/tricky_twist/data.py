@@ -65,6 +65,15 @@ VARIABLE_VALUES: dict[str, tuple[int, ...]] = {
 }
 ADJUST_BONUS = "var_4"
 
+# What labels call each Bonus card (the rulebook names none: ours, said in words, never the id)
+BONUS_NAME: dict[str, str] = {
+    "take_back": "the Take Back Bonus card",
+    "flip": "the Flip Bonus card",
+    "wild_pile": "the Wild Pile Bonus card",
+    "trick_premium": "the Trick Premium Bonus card",
+    **{f"var_{n}": f"the Variable {n} Bonus card" for n in range(1, 5)},
+}
+
 BONUS_TEXT: dict[str, str] = {
     "take_back": "return one of your false tricks to your hand, at once",
     "flip": "at round end, turn one of your tricks into a false trick, or back",

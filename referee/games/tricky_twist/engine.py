@@ -79,6 +79,7 @@ from ..seeding import draw_seed, stream
 from .data import (
     ADJUST_BONUS,
     BONUS_IDS,
+    BONUS_NAME,
     BONUS_TEXT,
     BONUS_VALUE,
     CARD_FAMILY,
@@ -415,7 +416,7 @@ class TrickyTwistState(GameState):
         if kind == "play":
             return f"play the {name(action['card'])}"
         if kind == "take_bonus":
-            return f"take the Bonus card {action['bonus']}"
+            return f"take {BONUS_NAME[action['bonus']]}"
         if kind == "no_bonus":
             return "take no Bonus card"
         if kind == "take_back":
@@ -423,18 +424,18 @@ class TrickyTwistState(GameState):
         if kind == "no_take_back":
             return "take no false trick back"
         if kind == "decline":
-            return f"do not use {action['bonus']}"
+            return f"do not use {BONUS_NAME[action['bonus']]}"
         if kind == "flip":
             if action["to"] == "false_trick":
                 return f"flip the trick with the {name(action['card'])} on top into a false trick"
             return f"flip the false trick {name(action['card'])} into a trick"
         if kind == "wild_pile":
-            return f"wild_pile counts as a {action['status'].replace('_', ' ')}"
+            return f"{BONUS_NAME['wild_pile']} counts as a {action['status'].replace('_', ' ')}"
         if kind == "variable":
             what = action.get("family") or action.get("value")
-            return f"{action['bonus']}: a false trick of {what}"
+            return f"{BONUS_NAME[action['bonus']]}: a false trick of {what}"
         if kind == "adjust":
-            return f"var_4: {name(action['target'])} {action['delta']:+d}"
+            return f"{BONUS_NAME[ADJUST_BONUS]}: {name(action['target'])} {action['delta']:+d}"
         return str(action)
 
     def public_label(self, seat: int, action: Action) -> str:
@@ -446,7 +447,7 @@ class TrickyTwistState(GameState):
             return "put a card in the reserve"
         if kind in ("decline", "flip", "wild_pile", "variable", "adjust"):
             bonus = {"flip": "flip", "wild_pile": "wild_pile", "adjust": ADJUST_BONUS}.get(kind)
-            return f"make a sealed round-end choice for {bonus or action.get('bonus')}"
+            return f"make a sealed round-end choice for {BONUS_NAME[bonus or action.get('bonus')]}"
         return self.action_label(seat, action)
 
     # ================================================================== apply
@@ -977,7 +978,7 @@ def deal_constrained(rng: random.Random, pool: list[str], masks: list[int]) -> l
 GAME = GameDescription(
     id="tricky-twist",
     name="Tricky Twist",
-    engine_version="1.0.0",
+    engine_version="1.1.0",  # 1.1: the Bonus cards named in labels (replays of 1.0 keep their own labels)
     variants={"standard": Variant("standard", (3, 4), (END_CHECK,),
                                   doc="3 or 4 players, as many rounds as players")},
     state_class=TrickyTwistState,
