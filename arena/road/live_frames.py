@@ -105,14 +105,16 @@ def recorded(match_id: int, status: str, client: redis.Redis | None = None) -> N
     pipe.execute()
 
 
-def live_frames(match_id: int, start: int = 0, client: redis.Redis | None = None) -> tuple[int, list[Any]]:
+def live_frames(match_id: int, start: int = 0, client: redis.Redis | None = None,
+                encoded: bool = False) -> tuple[int, list[Any]]:
     """The frames of a running match from step ``start`` on (or from the oldest kept one):
-    (the step of the first frame returned, the frames)."""
+    (the step of the first frame returned, the frames; ``encoded``: each as the JSON bytes kept,
+    for a writer that splices them into a document unparsed)."""
     r = client or connection()
     first = int(r.get(first_key(match_id)) or 0)
     offset = max(0, start - first)
     raw = r.lrange(frames_key(match_id), offset, -1)
-    return first + offset, [json.loads(frame) for frame in raw]
+    return first + offset, raw if encoded else [json.loads(frame) for frame in raw]
 
 
 def held_by(match_ids: list[int], client: redis.Redis | None = None) -> dict[int, str]:

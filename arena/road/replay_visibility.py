@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from ..models import Bot, Match, MatchSeat
 from .live_frames import live_frames
 
@@ -111,12 +113,14 @@ def live_header(match: Match) -> dict:
 
 def live_public_frames(match_id: int) -> list:
     """A running match's public frames so far, as the arena keeps them in Redis (none if Redis
-    cannot be reached or the oldest frames were trimmed)."""
+    cannot be reached or the oldest frames were trimmed). Each is its JSON as kept, unparsed
+    (``orjson.Fragment``): the replay's writer (orjson) splices it in as it is, which is most of
+    the time of a live match's first page."""
     try:
-        first, frames = live_frames(match_id)
+        first, frames = live_frames(match_id, encoded=True)
     except Exception:  # noqa: BLE001 - the page still shows the match, without its frames
         return []
-    return frames if first == 0 else []
+    return [orjson.Fragment(frame) for frame in frames] if first == 0 else []
 
 
 def bot_log_lines(bot: Bot) -> list[dict[str, Any]]:
