@@ -181,12 +181,13 @@ def replay_figures(players: int = 6, seed: int = 3) -> dict:
                        "replay_json_mb": round(raw / 1e6, 2), "replay_wire_mb": round(wire / 1e6, 3),
                        "replay_encoding": encoding, "first_part_wire_mb": round(first / 1e6, 3),
                        "seats_part_wire_mb": round(seats / 1e6, 3), "viewer_ready_ms": None,
-                       "first_view_ms": None, "live_catch_up_ms": None}
+                       "first_view_ms": None, "live_catch_up_ms": None, "step_ms": None}
             if Path(CHROMIUM).exists():
                 times = []
                 with chromium() as browser:
                     figures["first_view_ms"] = first_view_ms(site, browser, replay, players, seed)
                     figures["live_catch_up_ms"] = live_catch_up_ms(site, browser, replay, players)
+                    figures["step_ms"] = step_ms(site, browser, match_id)
                     for _ in range(3):
                         page = browser.new_page(viewport={"width": 1280, "height": 900})
                         page.goto(f"{site.url}/matches/{match_id}/")
@@ -216,6 +217,32 @@ def first_view_ms(site, browser, replay: Path, players: int, seed: int) -> int:
     ready = page.evaluate("performance.getEntriesByName('viewer-ready')[0].startTime")
     page.close()
     return round(ready)
+
+
+STEP_CLICKS = 40
+
+
+def step_ms(site, browser, match_id: int) -> float:
+    """Stepping through a replay: the median time of one step forward (the viewer draws a step
+    synchronously: the click, then a forced layout), over STEP_CLICKS steps from its middle."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{site.url}/matches/{match_id}/")
+    page.wait_for_selector("#viewer[data-ready]", timeout=60_000)
+    times = page.evaluate("""(clicks) => {
+        const viewer = document.getElementById("viewer"), forward = document.getElementById("viewer-forward");
+        const slider = document.getElementById("viewer-slider");
+        if (slider) { slider.value = String(Math.floor(Number(slider.max) / 2)); slider.dispatchEvent(new Event("input")); }
+        const times = [];
+        for (let i = 0; i < clicks; i++) {
+            const start = performance.now();
+            forward.click();
+            void viewer.offsetHeight;  // the layout the step causes, counted
+            times.push(performance.now() - start);
+        }
+        return times;
+    }""", STEP_CLICKS)
+    page.close()
+    return round(statistics.median(times), 1)
 
 
 def live_catch_up_ms(site, browser, replay: Path, players: int) -> int:
@@ -296,7 +323,8 @@ def main() -> None:
               + (f"{ready} ms (target <= 1000 ms)" if ready is not None else "? (no chromium)"))
         if ready is not None:
             print(f"a freshly recorded one's first view {figures['first_view_ms']} ms · joining it live at two thirds, "
-                  f"at the head in {figures['live_catch_up_ms']} ms (targets <= 1000 ms)")
+                  f"at the head in {figures['live_catch_up_ms']} ms (targets <= 1000 ms) · a step forward "
+                  f"{figures['step_ms']} ms (target <= 50 ms)")
 
 
 def record_results(f: dict) -> None:
@@ -321,6 +349,13 @@ def record_results(f: dict) -> None:
                  ["the viewer's first drawn step (median of 3 loads)",
                   "no chromium" if ready is None else f"{ready} ms", "from the match page's navigation",
                   "" if ready is None else f"≤ 1,000 ms: {verdict(ready <= 1000)}"]]
+        if f.get("first_view_ms") is not None:
+            rows += [["a freshly recorded one's first view", f"{f['first_view_ms']} ms", "parts made at recording",
+                      f"≤ 1,000 ms: {verdict(f['first_view_ms'] <= 1000)}"],
+                     ["joining it live at two thirds, until the newest frame shows", f"{f['live_catch_up_ms']} ms", "",
+                      f"≤ 1,000 ms: {verdict(f['live_catch_up_ms'] <= 1000)}"],
+                     ["a step forward (median of 40, from its middle)", f"{f['step_ms']} ms", "click to layout",
+                      f"≤ 50 ms: {verdict(f['step_ms'] <= 50)}"]]
     record("web", "Web: pages with a big database, a big replay",
            f"A fresh SQLite database with {f['bots']:,} bots rated on one ladder and {f['matches']:,} finished "
            "matches; each page's median time through Django's test client (the server's time, no network) "

@@ -142,7 +142,10 @@
         if (value === null || value === undefined || value === false) return;
         if (key === "class") element.className = value;
         else if (key === "text") element.textContent = String(value);
-        else if (key === "onclick") element.addEventListener("click", value);
+        else if (key === "onclick") {
+          element.addEventListener("click", value);
+          element.setAttribute("data-redraw", ""); // its listener is this drawing's: never kept by morph
+        }
         else element.setAttribute(key, String(value));
       });
     }
@@ -164,6 +167,49 @@
   }
   function clear(element) {
     while (element.firstChild) element.removeChild(element.firstChild);
+  }
+  /** Make ``live``'s children what ``fresh``'s are, keeping every node that stays the same kind: a
+   * step then restyles and lays out only what changed (a 6-seat table is thousands of nodes). A
+   * node marked ``data-redraw`` (it carries listeners of its own drawing) is always replaced. */
+  function morph(live, fresh) {
+    var a = live.firstChild, b = fresh.firstChild;
+    while (b) {
+      var nextB = b.nextSibling;
+      if (a && sameKind(a, b)) {
+        if (a.nodeType === 1) {
+          syncAttributes(a, b);
+          morph(a, b);
+        } else if (a.nodeValue !== b.nodeValue) {
+          a.nodeValue = b.nodeValue;
+        }
+        a = a.nextSibling;
+      } else if (a) {
+        live.insertBefore(b, a);
+      } else {
+        live.appendChild(b);
+      }
+      b = nextB;
+    }
+    while (a) {
+      var nextA = a.nextSibling;
+      live.removeChild(a);
+      a = nextA;
+    }
+  }
+  function sameKind(a, b) {
+    if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return false;
+    return a.nodeType !== 1 || !(a.hasAttribute("data-redraw") || b.hasAttribute("data-redraw"));
+  }
+  function syncAttributes(a, b) {
+    var i, name;
+    for (i = a.attributes.length - 1; i >= 0; i--) {
+      name = a.attributes[i].name;
+      if (!b.hasAttribute(name)) a.removeAttribute(name);
+    }
+    for (i = 0; i < b.attributes.length; i++) {
+      name = b.attributes[i].name;
+      if (a.getAttribute(name) !== b.attributes[i].value) a.setAttribute(name, b.attributes[i].value);
+    }
   }
   function section(title, cls) {
     var s = h("section", { class: "viewer-section" + (cls ? " " + cls : "") });
@@ -782,14 +828,14 @@
     this.renderLogs(step);
     this.renderNotes(step);
     this.renderResult(step);
-    var board = this.el.board;
-    if (!board) return;
-    clear(board);
+    var live = this.el.board;
+    if (!live) return;
     var got = this.viewAt(step);
     var game = String(this.header.game || obj(got.view).game || "");
     var renderer = rendererFor(game);
     var ctx = new Context(this, got.view, step, got.seatViews);
-    board.setAttribute("data-game", game);
+    live.setAttribute("data-game", game);
+    var board = live.cloneNode(false); // drawn apart, then the live board morphed into it
     try {
       renderer.render(ctx, board);
       this.markJustMoved(board, game, step);
@@ -800,6 +846,7 @@
       renderGeneric(ctx, board);
       if (window.console) console.error(error);
     }
+    morph(live, board);
     this.emit("parlour:step", { step: step, perspective: this.perspective, view: got.view, seatViews: got.seatViews });
   };
 

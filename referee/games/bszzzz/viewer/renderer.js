@@ -83,6 +83,7 @@
           });
         }
       };
+      earlier.setAttribute("data-redraw", ""); // its listener is this drawing's (the core's morph replaces it)
       earlier.addEventListener("toggle", function () {
         ui.bzEarlierOpen = earlier.open;
         fill();
