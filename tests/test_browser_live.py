@@ -446,3 +446,42 @@ def test_the_ladder_fits_a_phone_and_a_desktop_long_names_cut_and_whole_on_hover
         # option keys as words, not "tussie-mussie/standard/honeysuckle=any_row,marigold_gap=close"
         assert "standard · honeysuckle: any row · marigold gap: close (standard)" in options, options
         page.close()
+
+
+LAYOUT_CHECK = """() => {
+  const found = [];
+  const width = document.documentElement.clientWidth;
+  document.querySelectorAll('#viewer-board .card').forEach(card => {
+    const r = card.getBoundingClientRect();
+    if (r.right > width + 1) found.push('off the page: ' + card.className);
+    for (let p = card.parentElement; p && p.id !== 'viewer-board'; p = p.parentElement) {
+      if (getComputedStyle(p).overflowX === 'visible') continue;
+      const box = p.getBoundingClientRect();
+      if (r.right > box.right + 1 || r.left < box.left - 1) { found.push('cut by ' + p.className + ': ' + card.className); break; }
+    }
+  });
+  if (document.documentElement.scrollWidth > width + 1) found.push('the page scrolls sideways');
+  return found;
+}"""
+
+
+def test_no_card_is_clipped_and_no_page_scrolls_sideways_at_desktop_and_phone_widths(site, browser, tmp_path) -> None:
+    """Every game's largest table, at its last step (the most cards out), at 1280 and 390 px: every card
+    inside its panel and the page, a wide table scrolling in its own box, never the page."""
+    from referee.games import GAMES as REGISTRY
+
+    for game in REGISTRY.values():
+        players = max(game.variant(None).player_counts)
+        replay_path = tmp_path / f"{game.id}.replay.json.gz"
+        subprocess.run([sys.executable, "-m", "bots_sdk", "play", game.id, *["random"] * players, "--seed", "3",
+                        "--replay", str(replay_path)], cwd=ROOT, check=True, capture_output=True)
+        match_id = make_match(site, f"layout/{game.id}", game.id, players, "finished", seed=3, replay=str(replay_path),
+                              result={"scores": [0] * players, "ranks": list(range(1, players + 1))})
+        for width in (1280, 390):
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.goto(f"{site.url}/matches/{match_id}/")
+            page.wait_for_selector("#viewer[data-ready]", timeout=30_000)
+            page.locator("#viewer-last").click()
+            assert page.locator("#viewer-board .card").count() > 0, game.id
+            assert page.evaluate(LAYOUT_CHECK) == [], (game.id, width)
+            page.close()

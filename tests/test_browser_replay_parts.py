@@ -67,3 +67,4 @@ def test_the_viewer_is_ready_before_the_seats_views_and_shows_a_seat_once_they_c
         wait_until(lambda: linked.locator("#viewer").get_attribute("data-perspective") == "seat-1", timeout=20)
         assert shown_step(linked) == 3
         assert linked.locator('#viewer-board .seat-panel.is-me[data-seat="1"]').count() == 1
+
