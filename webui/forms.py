@@ -16,7 +16,7 @@ from django.contrib.auth.forms import UserCreationForm
 
 from arena.bots.house_entrants import HOUSE_SPECS
 from arena.competitions.challenges import latest_active, opponents, variants
-from arena.games import game_choices
+from arena.games import game_choices, game_variants
 from arena.models import AccessToken, Bot, Tournament
 
 ZIP_TOTAL_LIMIT = 2 * 1024 * 1024
@@ -248,6 +248,9 @@ class TournamentForm(forms.Form):
     format = forms.ChoiceField(choices=Tournament.FORMATS, initial=Tournament.SWISS)
     rounds = forms.IntegerField(min_value=1, max_value=MAX_ROUNDS, required=False,
                                 help_text="Swiss only; left empty: enough to tell the entrants apart")
+    options = forms.CharField(label="Rule options", required=False, max_length=300,
+                              help_text="NAME=VALUE, separated by commas (e.g. round_cap=2); left empty: the "
+                                        "variant's defaults. Each game's options are listed below.")
     bots = forms.MultipleChoiceField(label="Your bots", required=False, widget=forms.CheckboxSelectMultiple)
     open_entry = forms.BooleanField(required=False, label="Open entry",
                                     help_text="anyone may enter an active bot of the game until the start")
@@ -271,6 +274,7 @@ class TournamentForm(forms.Form):
         if "game_variant" not in data:
             return data
         data["game"], data["variant"] = data["game_variant"].split("/", 1)
+        data["rule_options"] = self.rule_options(data["game"], data["variant"], data.get("options") or "")
         wrong = [label for label in data.get("bots", []) if self.bot_games.get(label) != data["game"]]
         if wrong:
             names = dict(self.fields["bots"].choices)
@@ -289,3 +293,26 @@ class TournamentForm(forms.Form):
             raise forms.ValidationError(f"at most {MAX_ENTRANTS} entrants ({len(entrants)} chosen)")
         data["entrants"] = entrants
         return data
+
+    @staticmethod
+    def rule_options(game: str, variant: str, text: str) -> dict[str, str]:
+        """``NAME=VALUE, ...`` as a dict, each name one of the variant's options (the values are
+        checked when the tournament is made: the game's own rules say what is allowed)."""
+        known = next((v["options"] for v in game_variants(game) if v["name"] == variant), [])
+        names = [o["name"] for o in known]
+        options: dict[str, str] = {}
+        for pair in filter(None, (p.strip() for p in text.split(","))):
+            name, sep, value = (part.strip() for part in pair.partition("="))
+            if not sep or not name or not value:
+                raise forms.ValidationError(f"rule options are NAME=VALUE, not {pair!r}")
+            if name not in names:
+                raise forms.ValidationError(f"{variant} has no rule option {name!r}"
+                                            + (f" (its options: {', '.join(names)})" if names else " (it has none)"))
+            options[name] = value
+        return options
+
+    @staticmethod
+    def options_by_game() -> list[dict]:
+        """What the form lists under the field: each game's variants' options, in words."""
+        return [{"game": title, "variants": [v for v in game_variants(game) if v["options"]]}
+                for game, title in game_choices() if any(v["options"] for v in game_variants(game))]

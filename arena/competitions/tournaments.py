@@ -75,10 +75,14 @@ def create_tournament(game: str, format: str, bots: list[str], *, variant: str =
     description = GAMES[game]
     try:
         spec = description.variant(variant)
-        size = table_size or max(spec.player_counts)
+        # tables as large as the entrants allow (two Tussie Mussie entrants play 2-player tables)
+        fits = [c for c in spec.player_counts if c <= len(bots)] if starts_at is None else []
+        size = table_size or (max(fits) if fits else max(spec.player_counts))
         config = description.configure(size, variant, options or {})
     except ConfigError as exc:
         raise TournamentError(str(exc)) from None
+    if starts_at is None and table_size is None and not fits and len(bots) >= 2:
+        raise TournamentError(f"{description.name} needs at least {min(spec.player_counts)} entrants at a table")
     if format not in (Tournament.SWISS, Tournament.ROUND_ROBIN):
         raise TournamentError(f"unknown format {format!r} (allowed: swiss, round-robin)")
     bots = number_repeated_house_bots(bots)

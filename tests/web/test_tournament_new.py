@@ -127,3 +127,23 @@ def test_an_open_tournament_short_of_entrants_at_its_start_is_cancelled_and_says
     lonely.refresh_from_db()
     assert lonely.status == Tournament.CANCELLED and not lonely.matches.exists()
     assertContains(client.get(reverse("tournament", args=[lonely.pk])), "Cancelled: too few entrants for a table")
+
+
+def test_a_tournament_takes_the_games_rule_options_and_says_what_is_wrong_with_them(client, monkeypatch) -> None:
+    from arena.games import game_variants
+
+    monkeypatch.setattr("arena.competitions.tournaments.enqueue_matches", lambda ids: None)
+    client.force_login(user("otto"))
+    standard = next(v for v in game_variants(GAME) if v["name"] == "standard")
+    option = standard["options"][0]
+    other = next(v for v in (option.get("values") or [option.get("max")]) if v != option["default"])
+    form = {"game_variant": f"{GAME}/standard", "format": "round-robin", "house_random": "2"}
+    listed = client.get(reverse("tournament_new"))
+    assertContains(listed, f"<code>{option['name']}</code>")  # each game's options, listed under the form
+    unknown = client.post(reverse("tournament_new"), {**form, "options": "no_such_rule=1"})
+    assertContains(unknown, "standard has no rule option &#x27;no_such_rule&#x27;", status_code=400)
+    wrong = client.post(reverse("tournament_new"), {**form, "options": f"{option['name']}=not-a-value"})
+    assertContains(wrong, f"option {option['name']}: &#x27;not-a-value&#x27; is not allowed", status_code=400)
+    assert not Tournament.objects.exists()
+    client.post(reverse("tournament_new"), {**form, "options": f" {option['name']} = {str(other).lower()} "})
+    assert Tournament.objects.get().options[option["name"]] == other

@@ -40,6 +40,7 @@ def tournament_new(request):
         starts_at = timezone.now() + timedelta(minutes=data["starts_in"]) if data.get("open_entry") else None
         try:
             tournament = create_tournament(data["game"], data["format"], data["entrants"], variant=data["variant"],
+                                           options=data["rule_options"],
                                            rounds=data["rounds"] if data["format"] == Tournament.SWISS else None,
                                            name=data["name"] or None, starts_at=starts_at)
         except TournamentError as exc:
