@@ -485,3 +485,27 @@ def test_no_card_is_clipped_and_no_page_scrolls_sideways_at_desktop_and_phone_wi
             assert page.locator("#viewer-board .card").count() > 0, game.id
             assert page.evaluate(LAYOUT_CHECK) == [], (game.id, width)
             page.close()
+
+
+def test_joining_a_live_six_seat_bszzzz_match_shows_its_head_at_once(site, browser, tmp_path) -> None:
+    """Joined at two thirds of ~3,600 steps, the page draws the newest frame, not every one before
+    it (timed in bench/web.py, live_catch_up_ms; here only loosely), and says it is live."""
+    replay_path = tmp_path / "bszzzz-6.replay.json.gz"
+    subprocess.run([sys.executable, "-m", "bots_sdk", "play", "bszzzz", *["random"] * 6, "--seed", "3",
+                    "--replay", str(replay_path)], cwd=ROOT, check=True, capture_output=True)
+    frames = [json.dumps(f) for f in read(replay_path)["public"]]
+    head = len(frames) * 2 // 3
+    match_id = make_match(site, "live/bszzzz-6", "bszzzz", 6, "running")
+    live_frames.LiveMatch(match_id, site.redis()).add(0, frames[:head])
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{site.url}/matches/{match_id}/")
+    page.evaluate("""() => {
+        window.seenSteps = [];
+        const step = document.querySelector('#viewer-step');
+        new MutationObserver(() => window.seenSteps.push(Number(step.textContent)))
+            .observe(step, {childList: true, characterData: true, subtree: true});
+    }""")
+    wait_until(lambda: shown_step(page) == head - 1, timeout=10)
+    assert page.locator("#viewer.is-live .badge-live").count() == 1
+    assert len(page.evaluate("window.seenSteps")) < 5  # straight to the head, not step by step
+    page.close()
