@@ -13,6 +13,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 
@@ -70,6 +71,15 @@ def next_demo_tournament(turn: int) -> int | None:
     return demo_swiss(game_id, f"Demo {GAMES[game_id].name} Swiss no. {turn + 2}")
 
 
+def build_starter_kit() -> None:
+    from .starter_kit import starter_kit
+
+    try:
+        starter_kit()
+    except Exception as exc:  # noqa: BLE001 - the site builds it on request instead, and says why it cannot
+        print(f"the starter kit was not built: {exc}", file=sys.stderr, flush=True)
+
+
 def wait_for_site(url: str, server: subprocess.Popen, timeout: float = 120.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and server.poll() is None:
@@ -104,6 +114,8 @@ def run_demo(host: str = "127.0.0.1", port: int = 8000) -> int:
                 print("error: the web server did not start" +
                       (f" (it exited with status {ended})" if ended is not None else " in time"), file=sys.stderr)
                 return 1
+            # built meanwhile, so the first visitor who downloads it does not wait
+            threading.Thread(target=build_starter_kit, name="starter-kit", daemon=True).start()
             if settings.PARLOUR_DEMO_TOURNAMENTS:
                 demo_tournaments()
             print(f"\nParlour is running at {url}\n"

@@ -2,10 +2,11 @@
 (the engines, the SDK and the referee: what ``pip install`` of it brings), an example bot and a
 README with the exact commands. Built once per version of the sources, from a copy of them (the
 source tree may be read-only, and a build leaves ``build/`` behind), and kept under
-``PARLOUR_HOME``; ``python -m webui serve`` builds it before the site starts, so a request never
-waits for it there."""
+``PARLOUR_HOME``. The first request builds it (a few seconds; one builder at a time, the others wait
+for its result); ``make demo`` builds it as soon as its site is up."""
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import shutil
 import subprocess
@@ -101,6 +102,14 @@ def starter_kit() -> Path:
     if kit.is_file():
         return kit
     folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second request waits for the first one's build
+        if not kit.is_file():
+            _build_kit(root, folder, kit)
+    return kit
+
+
+def _build_kit(root: Path, folder: Path, kit: Path) -> None:
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         wheel = _build_wheel(root, Path(tmp))
         made = Path(tmp) / KIT_NAME
@@ -108,5 +117,4 @@ def starter_kit() -> Path:
             z.write(wheel, f"parlour-starter-kit/{wheel.name}")
             z.writestr("parlour-starter-kit/my_bot.py", EXAMPLE_BOT)
             z.writestr("parlour-starter-kit/README.md", KIT_README.format(wheel=wheel.name, game=example_game()))
-        made.replace(kit)  # whole or not at all: two builders at once both end with a complete kit
-    return kit
+        made.replace(kit)  # whole or not at all

@@ -49,12 +49,6 @@ def main(argv: list[str] | None = None) -> int:
 
     print(sandbox_support()[1], file=sys.stderr, flush=True)  # whether uploads are open, and why
     call_command("collectstatic", interactive=False, verbosity=0)
-    from arena.starter_kit import starter_kit
-
-    try:  # built before the site answers, so no visitor waits for it
-        print(f"starter kit: {starter_kit()}", file=sys.stderr, flush=True)
-    except Exception as exc:  # noqa: BLE001 - the site runs without it; its page then says why on request
-        print(f"starter kit not built: {exc}", file=sys.stderr, flush=True)
     from django.conf import settings
 
     workers = settings.PARLOUR_WEB_WORKERS if args.workers is None else args.workers
