@@ -19,14 +19,15 @@ INBOX_LIMIT = 8  # a seat's messages read but not yet looked at; beyond it its s
 MAX_STREAMS_PER_CONNECTION = 1000  # concurrent calls on one HTTP/2 connection (clients multiplex seats)
 PENDING_CALLS = 20_000  # calls arrived but not yet picked up by the server (see SERVER_OPTIONS)
 
-# idle connections: closed after this long without a call; keepalive pings find half-open ones
+IDLE_CONNECTION_SECONDS = 300  # PARLOUR_IDLE_CONNECTION_SECONDS's default
+HANDSHAKE_SECONDS = 120  # gRPC's own default: the most a connection may take to say it speaks HTTP/2
+
 SERVER_OPTIONS = [
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
     # a bot's answers are small: the receive window stays at its default instead of growing to
     # what a flood of large messages would fill (the referee's own sending is not affected)
     ("grpc.http2.bdp_probe", 0),
-    ("grpc.max_connection_idle_ms", 300_000),
     ("grpc.keepalive_time_ms", 30_000),
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
@@ -40,6 +41,16 @@ SERVER_OPTIONS = [
     ("grpc.server.max_pending_requests_hard_limit", PENDING_CALLS),
     ("grpc.server_max_unrequested_time_in_server", 120),
 ]
+
+
+def server_options(idle_seconds: float = IDLE_CONNECTION_SECONDS) -> list[tuple[str, int]]:
+    """SERVER_OPTIONS with the idle bounds: a connection that holds no call for ``idle_seconds`` is
+    closed (GOAWAY), and one that never finishes its HTTP/2 handshake (a silent TCP connection, which
+    the idle timer does not see) is closed after the shorter of the two; keepalive pings find the
+    half-open ones that hold a call."""
+    idle_ms = max(1, int(idle_seconds * 1000))
+    return SERVER_OPTIONS + [("grpc.max_connection_idle_ms", idle_ms),
+                             ("grpc.server_handshake_timeout_ms", min(idle_ms, HANDSHAKE_SECONDS * 1000))]
 
 
 def peer_of(context: grpc.aio.ServicerContext) -> str:

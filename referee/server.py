@@ -35,7 +35,7 @@ from .clock import LoopLag
 from .games import ConfigError
 from .identity import Identity, resolve
 from .inbox import Deadlines
-from .limits import SERVER_OPTIONS
+from .limits import server_options
 from .match_loop import MatchLoop
 from .play_seats import play_seats
 from .presence import NoPresence, keep_presence
@@ -127,7 +127,7 @@ def method_handlers(service: RefereeService) -> dict[str, grpc.RpcMethodHandler]
 
 async def serve(host: str, port: int, unix: str | None, settings: Settings,
                 ready: asyncio.Future | None = None) -> None:
-    server = grpc.aio.server(options=SERVER_OPTIONS)
+    server = grpc.aio.server(options=server_options(settings.idle_connection_seconds))
     addresses = []
     bound = None
     if port is not None and port >= 0:

@@ -65,6 +65,9 @@ class RefereeEnvironment:
     spectator_calls: int = environ.var(2048, converter=int,
                                        help="WatchMatch and GetReplay calls at once on this referee, everyone's but "
                                             "the operator's")
+    idle_connection_seconds: float = environ.var(
+        300.0, converter=float, help="seconds a connection may hold no call before the referee closes it "
+                                     "(and the most a silent TCP connection is kept before its HTTP/2 handshake)")
     presence_ttl: float = environ.var(6.0, converter=float,
                                       help="seconds a remote bot's presence outlives its referee's last beat")
     token_recheck: float = environ.var(2.0, converter=float,
@@ -112,6 +115,7 @@ class Settings:
     seed_key: bytes | None = None  # the platform's secret for bot seeds (PARLOUR_SEED_KEY)
     first_join_timeout: float = 120.0
     max_matches: int = 1500
+    idle_connection_seconds: float = 300.0  # PARLOUR_IDLE_CONNECTION_SECONDS
 
 
 def settings_from_env(verifier_spec: str | None, replay_dir: str | None, referee_id: str | None = None,
@@ -125,6 +129,7 @@ def settings_from_env(verifier_spec: str | None, replay_dir: str | None, referee
         join_timeout=env.join_timeout,
         first_join_timeout=env.first_join_timeout,
         max_matches=env.max_matches,
+        idle_connection_seconds=env.idle_connection_seconds,
         grace=env.reconnect_grace,
         decision_cap=env.decision_cap,
         replay_dir=Path(replay_dir) if replay_dir else None,

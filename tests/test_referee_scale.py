@@ -4,6 +4,7 @@ with a clear status instead of starving the seats of the matches under way. The 
 measured by ``python bench/referee.py`` (1,000 matches, then past the ceiling)."""
 from __future__ import annotations
 
+import socket
 import threading
 import time
 
@@ -17,6 +18,7 @@ from referee_process import RefereeProcess, bot_process
 
 PER_ADDRESS, ALL_CALLS = 32, 40  # anonymous calls per address (the default); everyone's on the referee
 JOIN, GRACE, FIRST_JOIN = 2.5, 0.5, 5.0  # bot processes start within JOIN of each other
+IDLE = 2.0  # PARLOUR_IDLE_CONNECTION_SECONDS of the idle test's own referee (default 300)
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +132,47 @@ def test_a_replay_flood_from_one_client_leaves_another_clients_call_fast(referee
     for thread in flooders:
         thread.join()
     assert during < max(1.0, 5 * alone), (alone, during)
+
+
+def seconds_until_closed(sock: socket.socket, limit: float) -> tuple[float, bytes]:
+    """How long the referee kept a connection open (``limit`` if it never closed it), and what it sent."""
+    start, received = time.monotonic(), b""
+    sock.settimeout(0.2)
+    while time.monotonic() - start < limit:
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        received += chunk
+    return time.monotonic() - start, received
+
+
+def test_silent_connections_are_closed(tmp_path) -> None:
+    """PARLOUR_IDLE_CONNECTION_SECONDS: a TCP connection that never says a word, and one that speaks
+    HTTP/2 but makes no call, are both closed by the referee (the second with a GOAWAY) instead of
+    being held forever."""
+    referee = RefereeProcess(tmp_path, extra_env={"PARLOUR_IDLE_CONNECTION_SECONDS": str(IDLE)})
+    host, port = referee.address.rsplit(":", 1)
+    silent = socket.create_connection((host, int(port)))
+    idle = socket.create_connection((host, int(port)))
+    try:
+        # the client's preface and an empty SETTINGS frame: a gRPC client that then makes no call
+        idle.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+        idle_open, sent = seconds_until_closed(idle, IDLE + 15)
+        silent_open, _ = seconds_until_closed(silent, 5)  # it was waiting meanwhile
+    finally:
+        silent.close()
+        idle.close()
+        referee.close()
+    assert IDLE * 0.8 <= idle_open < IDLE + 10  # closed for its idleness, not at once
+    frame_types = []
+    while len(sent) >= 9:  # the HTTP/2 frames the referee sent: its SETTINGS, ..., GOAWAY (type 7)
+        length = int.from_bytes(sent[:3], "big")
+        frame_types.append(sent[3])
+        sent = sent[9 + length:]
+    assert 7 in frame_types
+    assert silent_open < 5  # closed by the handshake bound while the other one idled
