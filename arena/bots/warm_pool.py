@@ -46,6 +46,7 @@ from django.conf import settings
 
 from referee.client import RefereeClient, SeatOutcome
 from sandbox.relay import RefereeSocket
+from sandbox.service import ServiceSandbox, make_sandbox
 
 from . import sandbox_reaper
 from .keeper_client import KeptSeat, keeper_client
@@ -83,8 +84,6 @@ class WarmBot:
         self.sandbox = None
         if key.sandboxed:
             from referee.games.registry import source_folders
-            from sandbox.service import ServiceSandbox, make_sandbox
-
             self.sandbox = make_sandbox(key.spec, sandbox_socket, bot_root=key.root, readable=tuple(source_folders()))
         if isinstance(self.sandbox, ServiceSandbox):
             # the sandbox service reaps its own: it kills the sandbox when this connection ends
