@@ -8,12 +8,15 @@
   sandboxed, beside the same matches with the file bot as a plain SDK process; the ratio is the
   sandbox's share of a match;
 - a decision's think time as the referee measured it, sandboxed and plain (the bot's side of the
-  round trip, which the sandbox's CPU quota and Unix socket could change).
+  round trip, which the sandbox's CPU quota and Unix socket could change);
+- the same sandboxed matches launched through the sandbox service (``python -m sandbox serve``,
+  ``PARLOUR_SANDBOX_SERVICE``) beside launched in-process: the ratio is what the service adds.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -61,6 +64,21 @@ def matches(referee: LocalReferee, spec: str, sandboxed: bool, count: int) -> tu
     return (time.perf_counter() - began) / count, thinks
 
 
+def through_service(referee: LocalReferee, spec: str, count: int, socket_path: Path) -> float:
+    """Sandboxed matches with the sandbox service launching the file bot (a real service process)."""
+    service = subprocess.Popen([sys.executable, "-m", "sandbox", "serve", "--socket", str(socket_path)], cwd=ROOT,
+                               env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+    try:
+        while not socket_path.exists():
+            time.sleep(0.05)
+        os.environ["PARLOUR_SANDBOX_SERVICE"] = str(socket_path)
+        return matches(referee, spec, True, count)[0]
+    finally:
+        del os.environ["PARLOUR_SANDBOX_SERVICE"]
+        service.kill()
+        service.wait()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--matches", type=int, default=8)
@@ -77,9 +95,11 @@ def main() -> int:
         matches(referee, spec, True, 1)  # warm the page cache for both
         plain_match, plain_think = matches(referee, spec, False, args.matches)
         boxed_match, boxed_think = matches(referee, spec, True, args.matches)
+        service_match = through_service(referee, spec, args.matches, Path(folder) / "service.sock")
     rows = {
         "start_up_s": {"plain": plain_start, "sandboxed": boxed_start, "ratio": boxed_start / plain_start},
         "match_s": {"plain": plain_match, "sandboxed": boxed_match, "ratio": boxed_match / plain_match},
+        "service_match_s": {"plain": boxed_match, "sandboxed": service_match, "ratio": service_match / boxed_match},
         "think_ms_median": {"plain": statistics.median(plain_think), "sandboxed": statistics.median(boxed_think),
                             "ratio": statistics.median(boxed_think) / statistics.median(plain_think)},
     }
@@ -97,6 +117,8 @@ def main() -> int:
 def record_results(rows: dict, matches: int) -> None:
     names = {"start_up_s": ("a process's start-up and cleanup (`python -c pass`, median)", "s"),
              "match_s": (f"a Tussie Mussie match, file bot against random (mean of {matches})", "s"),
+             "service_match_s": (f"the same match, sandboxed in-process (plain column) and through the sandbox "
+                                 f"service (sandboxed column; mean of {matches})", "s"),
              "think_ms_median": ("a decision's think time as the referee charged it (median)", "ms")}
     record("sandbox", "Sandbox: what it costs",
            "The same work with the file bot sandboxed (namespaces, uid `nobody`, read-only root, cgroup "

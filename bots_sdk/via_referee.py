@@ -19,6 +19,8 @@ from referee.timecontrol import TimeControl
 from referee.games.registry import source_folders
 import sandbox  # its functions read as attributes: a test (or an operator's probe) may replace them
 from sandbox.relay import RefereeSocket
+from sandbox.service import make_sandbox
+from sandbox.settings import environment as sandbox_environment
 
 from .loading import is_file_bot
 
@@ -35,7 +37,7 @@ class SeatProcess:
         if sandboxed:
             if socket is None:
                 socket = self.own_socket = RefereeSocket(referee.address, referee.unix_path)
-            self.sandbox = sandbox.Sandbox(spec, socket.path, token, bot_root=root, readable=source_folders())
+            self.sandbox = make_sandbox(spec, socket.path, token, bot_root=root, readable=source_folders())
             self.sandbox.start()
         else:
             self.errors = tempfile.TemporaryFile()
@@ -79,7 +81,7 @@ def play_via_referee(referee: RefereeClient, game: str, variant: str, options: d
     its entry of ``bot_roots`` (default: the file's folder); what the sandbox saw (the bot's
     output before the SDK captured it, the kernel's verdicts) is added to the seat's log lines."""
     if sandboxed and any(spec and is_file_bot(spec) for spec in bot_specs):
-        if sandbox.support().mode == "refused":  # before the match exists: nobody waits for a bot that never comes
+        if not sandbox_environment().service and sandbox.support().mode == "refused":  # before the match exists: nobody waits for a bot that never comes
             raise sandbox.SandboxUnavailable(sandbox.support().describe())
     created = referee.create_match(game, variant, options, seed, time_control, names, remote_bots, seats)
     roots = bot_roots or [None] * len(bot_specs)

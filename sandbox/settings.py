@@ -23,6 +23,8 @@ class SandboxEnvironment:
     scratch_mb: int = environ.var(64, converter=int, help="MiB of the sandbox's scratch folder")
     bot_mb: int = environ.var(16, converter=int, help="MiB of an uploaded bot's own files")
     open_files: int = environ.var(256, converter=int, help="open files per sandbox process")
+    service: str = environ.var("", help="the sandbox service's Unix socket (python -m sandbox serve): workers launch "
+                                        "uploaded bots there; empty: in the worker's own process (one machine)")
     output_kb: int = environ.var(64, converter=int, help="KiB of a bot's stdout and stderr kept per match")
 
 

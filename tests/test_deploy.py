@@ -198,7 +198,28 @@ def test_every_compose_service_restarts_and_checks_its_health() -> None:
         assert check.get("test", [None])[0] == "CMD" and check.get("interval"), name
     assert COMPOSE["services"]["worker"]["healthcheck"]["test"][1:] == ["python", "-m", "arena", "health", "worker"]
     assert "grpc_health" in " ".join(COMPOSE["services"]["referee"]["healthcheck"]["test"])
-    assert not any(s.get("privileged") for n, s in COMPOSE["services"].items() if n != "worker")
+    assert not any(s.get("privileged") for s in COMPOSE["services"].values())
+
+
+SECRETS = ("DATABASE_URL", "REDIS_URL", "PARLOUR_OPERATOR_TOKEN", "DJANGO_SECRET_KEY", "PARLOUR_SEED_KEY",
+           "POSTGRES_PASSWORD")
+
+
+def test_the_sandbox_service_holds_no_secret_and_reaches_no_store() -> None:
+    """Uploaded bots run in the sandbox service: nothing secret in its environment, only the
+    capabilities namespaces need, the uploads read-only, and alone on an internal network."""
+    sandbox = COMPOSE["services"]["sandbox"]
+    assert sandbox["command"][1:4] == ["-m", "sandbox", "serve"]
+    assert not set(sandbox.get("environment", {})) & set(SECRETS)
+    assert "${" not in json.dumps(sandbox.get("environment", {}))  # nothing taken from the operator's .env
+    assert "SYS_ADMIN" in sandbox["cap_add"] and not sandbox.get("privileged")
+    assert any(v.endswith(":/var/lib/parlour:ro") for v in sandbox["volumes"])
+    networks = sandbox["networks"]
+    assert COMPOSE["networks"]["bots"]["internal"] is True and list(networks) == ["bots"]
+    for name in ("postgres", "redis"):
+        assert "bots" not in COMPOSE["services"][name].get("networks", [])
+    worker = COMPOSE["services"]["worker"]
+    assert worker["environment"]["PARLOUR_SANDBOX_SERVICE"] == sandbox["command"][-1]
 
 
 SETUP = """

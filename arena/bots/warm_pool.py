@@ -46,6 +46,7 @@ from django.conf import settings
 
 from referee.client import RefereeClient, SeatOutcome
 from sandbox.relay import RefereeSocket
+from sandbox.service import ServiceSandbox, make_sandbox
 
 from . import sandbox_reaper
 from .keeper_client import KeptSeat, keeper_client
@@ -83,9 +84,12 @@ class WarmBot:
         self.sandbox = None
         if key.sandboxed:
             from referee.games.registry import source_folders
-            from sandbox import Sandbox
-
-            self.sandbox = Sandbox(key.spec, sandbox_socket, bot_root=key.root, readable=source_folders())
+            self.sandbox = make_sandbox(key.spec, sandbox_socket, bot_root=key.root, readable=tuple(source_folders()))
+        if isinstance(self.sandbox, ServiceSandbox):
+            # the sandbox service reaps its own: it kills the sandbox when this connection ends
+            self.sandbox.start()
+            self.process = self.sandbox.process
+        elif self.sandbox is not None:
             # registered before it exists: a worker killed at any moment leaves it to the next
             # worker's start (arena.bots.sandbox_reaper)
             sandbox_reaper.register(self.sandbox.name, 0, sandbox_reaper.cgroup_paths(self.sandbox.name), "full")
@@ -141,7 +145,7 @@ class WarmBot:
             from sandbox import sandbox_report_lines
 
             report = self.sandbox.close()
-            sandbox_reaper.forget(self.sandbox.name)
+            sandbox_reaper.forget(self.sandbox.name)  # nothing registered for a service's: no-op
             return sandbox_report_lines(report, self.sandbox.limits)
         self.end_input()
         try:

@@ -225,8 +225,10 @@ def play(match: Match, plan: list[SeatPlan] | None = None) -> PlayedMatch:
     plan = seat_plan(match) if plan is None else plan
     if any(p.bot and p.bot.sandboxed for p in plan):
         from sandbox import support
+        from sandbox.settings import environment as sandbox_environment
 
-        if support().mode == "refused":  # before the match exists: nobody waits for a bot that never comes
+        # with a sandbox service, that service's machine decides (it answers a refused start)
+        if not sandbox_environment().service and support().mode == "refused":  # before the match exists: nobody waits for a bot that never comes
             raise SandboxUnavailable(support().describe())
     # a match with remote seats is created on the referee those bots are connected to; any other
     # through the fleet's name, on whichever referee answers (arena.fleet.routing, docs/deploy.md)
