@@ -15,6 +15,8 @@ directions, one answer per request:
 - ``{"op": "wait", "timeout"}`` -> ``{"ok": true, "exit_code"}``
 - ``{"op": "close"}`` -> ``{"ok": true, "report": {SandboxReport's fields}}``, then the service
   closes the connection.
+- ``{"op": "support"}`` (alone on its connection) -> ``{"ok": true, "runs", "says"}``: whether this
+  service can run uploaded bots, and how (what a worker's heartbeat reports for it).
 
 The bot's stdio is not relayed: its only channel is the seat relay to ``referee_socket`` (a Unix
 socket the worker shares with the service, e.g. a volume), which the service's ``Sandbox`` opens
@@ -33,7 +35,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from . import Sandbox, SandboxReport
+from . import Sandbox, SandboxReport, support
 from .limits import SandboxLimits
 from .settings import environment
 
@@ -81,6 +83,10 @@ def _serve_one(conn: socket.socket) -> None:
                 return
             op = request.get("op")
             try:
+                if op == "support" and sandbox is None:  # what the workers' heartbeats tell the website
+                    found = support()
+                    send(conn, {"ok": True, "runs": found.mode != "refused", "says": found.describe()})
+                    return
                 if op == "start" and sandbox is None:
                     sandbox = Sandbox(request["spec"], request.get("referee_socket"), request.get("seat_token"),
                                       bot_root=request.get("bot_root"), readable=request.get("readable", ()))
@@ -173,6 +179,20 @@ class ServiceSandbox:
         finally:
             if self.sock is not None:
                 self.sock.close()
+
+
+def service_support(service_path: str, timeout: float = 5.0) -> tuple[bool, str]:
+    """Whether the sandbox service can run uploaded bots, and a line saying how (or why not: it
+    cannot be reached)."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(service_path)
+            send(sock, {"op": "support"})
+            answer = receive(sock)
+        return bool(answer["runs"]), f"{answer['says']} (the sandbox service)"
+    except (OSError, ServiceDown, ValueError, KeyError) as error:
+        return False, f"uploads closed: the sandbox service at {service_path} cannot be reached ({error})"
 
 
 def make_sandbox(spec: str | None, referee_socket: str | None, seat_token: str | None = None,

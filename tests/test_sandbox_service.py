@@ -104,3 +104,19 @@ def test_a_killed_service_is_a_platform_failure_and_takes_its_bots_with_it(servi
         assert "went away" in sandbox.close().output
     finally:
         relay.close()
+
+
+def test_a_worker_with_a_service_reports_the_services_sandbox_and_says_when_it_is_gone(service, monkeypatch):
+    """What the website says about uploads comes from the workers' heartbeats: an unprivileged worker
+    of compose reports what its sandbox service can do, not its own (refused) sandbox."""
+    from arena.fleet.heartbeats import worker_sandbox
+
+    process, path = service
+    monkeypatch.setenv("PARLOUR_SANDBOX_SERVICE", str(path))
+    runs, says = worker_sandbox()
+    assert runs and says == f"{support().describe()} (the sandbox service)"
+    process.kill()
+    process.wait()
+    path.unlink()
+    runs, says = worker_sandbox()
+    assert not runs and says.startswith(f"uploads closed: the sandbox service at {path} cannot be reached")

@@ -59,18 +59,31 @@ def reachable(address: str, timeout: float = 1.0) -> bool:
         return False
 
 
+def worker_sandbox() -> tuple[bool, str]:
+    """Whether this worker runs uploaded bots, and how: through the sandbox service when
+    ``PARLOUR_SANDBOX_SERVICE`` names one (asked at each beat: it may come and go), else in this
+    process (found once per process)."""
+    from sandbox import support
+    from sandbox.service import service_support
+    from sandbox.settings import environment
+
+    service = environment().service
+    if service:
+        return service_support(service)
+    found = support()
+    return found.mode != "refused", found.describe()
+
+
 def beat(node: str, started: float, house_bots: Collection[int] = (), cores: str = "") -> None:
     """Say this worker is alive (its main process calls this every ``every()`` seconds; ``house_bots``:
     the pids of the house bots it keeps, children that are not pool processes; ``cores``: its
     cores for thinking matches in use, ``arena.bots.cores.Cores.summary``)."""
     referee = settings.REFEREE_ADDRESS
-    from sandbox import support
-
-    sandbox = support()  # found once per process: what the website says about uploads comes from here
+    runs, says = worker_sandbox()  # what the website says about uploads comes from here
     info = {"node": node, "host": socket.gethostname(), "pid": os.getpid(), "pool": pool_pids(house_bots),
             "started": started, "seen": time.time(), "referee": referee, "cores": cores,
             "referee_reachable": reachable(referee) if referee else None, "queues": worker_queues(),
-            "sandbox": {"runs": sandbox.mode != "refused", "says": sandbox.describe()}}
+            "sandbox": {"runs": runs, "says": says}}
     connection().set(PREFIX + node, json.dumps(info), ex=max(1, round(settings.PARLOUR_HEARTBEAT_TTL)))
 
 
