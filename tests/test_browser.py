@@ -182,7 +182,7 @@ def test_a_bug_named_a_challenge_opened_live_and_a_revoked_remote_bot_disconnect
     report = page.content()
     assert "crash: ValueError: no idea what to play (at boom.py:6, in decide)" in report
     assert 'File "boom.py", line 6, in decide' in report
-    step = int(re.search(r"\(step (\d+)\)", report).group(1))
+    step = int(re.search(r"on its decision 1 \(step (\d+) of the match\)", report).group(1))  # the bot's count, then the match's
     page.click("text=The check match, at the step of the fault")
     wait_until(lambda: page.locator("#viewer-step").inner_text() == str(step))
     page.wait_for_selector("#viewer-logs:not([hidden])")
