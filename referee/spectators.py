@@ -36,6 +36,17 @@ REPLAY_CHUNK = 64 * 1024
 FRAME_INTERVAL = 0.1  # seconds: FollowMatch sends the frames of a running match in batches this far apart
 
 
+OPERATOR = object()  # who a call of the operator's is (``Spectators.slot``)
+
+
+def own_seats(room: Room, caller: object) -> set[int] | None:
+    """The seats whose log lines and notes this caller may read: all (None) for the operator, a
+    bot's own seats for its API token, none for anyone else."""
+    if caller is OPERATOR:
+        return None
+    return {s for s, remote in enumerate(room.remote_bots) if remote == caller} if caller else set()
+
+
 class Spectators:
     def __init__(self, rooms: Rooms, operator_token: str, verifier: Verifier) -> None:
         self.rooms = rooms
@@ -63,9 +74,10 @@ class Spectators:
 
     @asynccontextmanager
     async def slot(self, room: Room, context: grpc.aio.ServicerContext, api_token: str = ""):
-        """A WatchMatch or GetReplay call's place within the limits (the module's docstring)."""
+        """A WatchMatch or GetReplay call's place within the limits (the module's docstring); it
+        yields who is calling: OPERATOR, the bot whose API token the call carries, or None."""
         if is_operator(context, self.operator_token):
-            yield
+            yield OPERATOR
             return
         bot_id = await self.identity(context, api_token)
         if self.all_calls.full("all"):
@@ -77,7 +89,7 @@ class Spectators:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                     f"{self.identity_calls.limit} spectator calls already open with this API token")
             with self.all_calls.held("all"), self.identity_calls.held(bot_id):
-                yield
+                yield bot_id
             return
         peer = peer_of(context)
         if self.match_calls.full(room.id):
@@ -89,7 +101,7 @@ class Spectators:
                                 f"{self.peer_calls.limit} anonymous spectator calls already open from {peer} "
                                 f"(an API token is counted apart)")
         with self.all_calls.held("all"), self.match_calls.held(room.id), self.peer_calls.held(peer):
-            yield
+            yield None
 
     # ------------------------------------------------------------------ WatchMatch
     async def watch(self, request: referee_pb2.WatchMatchRequest,
@@ -116,11 +128,11 @@ class Spectators:
                      context: grpc.aio.ServicerContext) -> AsyncIterator[referee_pb2.ReplayChunk]:
         await check_version(request.protocol_version, context)
         room = await self.room(request.match_id, context)
-        async with self.slot(room, context, request.api_token):
+        async with self.slot(room, context, request.api_token) as caller:
             if room.end_message is not None:  # over: the replay is being written, it is worth the wait
                 await room.done.wait()
             if room.replay_gz is not None:
-                seats = await self.own_seats(room, request, context)
+                seats = own_seats(room, caller)
                 # the operator's: as built, every bot log line and note in it; anyone else's: the
                 # lines and notes they may read (none, or their bot's), built once per kind of reader
                 data = room.replay_gz if seats is None else await room.replay_for(frozenset(seats))
@@ -129,16 +141,6 @@ class Spectators:
             for start in range(0, len(data), REPLAY_CHUNK):
                 yield referee_pb2.ReplayChunk(protocol_version=PV, data=data[start:start + REPLAY_CHUNK],
                                               last=start + REPLAY_CHUNK >= len(data))
-
-    async def own_seats(self, room: Room, request: referee_pb2.GetReplayRequest,
-                        context: grpc.aio.ServicerContext) -> set[int] | None:
-        """The seats whose log lines and notes this caller may read (None: all, for the operator)."""
-        if is_operator(context, self.operator_token):
-            return None
-        bot_id = await self.identity(context, request.api_token)
-        if not bot_id:
-            return set()
-        return {s for s, remote in enumerate(room.remote_bots) if remote == bot_id}
 
     # ------------------------------------------------------------------ FollowMatch
     async def follow(self, request: referee_pb2.FollowMatchRequest,
