@@ -70,6 +70,15 @@ def finished_match(site, replays, game: str, name: str) -> tuple[dict, int]:
                               result=replay["result"])
 
 
+# every value the step counter shows, in order, gathered in window.seenSteps
+WATCH_SHOWN_STEPS = """() => {
+    window.seenSteps = [];
+    const step = document.querySelector('#viewer-step');
+    new MutationObserver(() => window.seenSteps.push(Number(step.textContent)))
+        .observe(step, {childList: true, characterData: true, subtree: true});
+}"""
+
+
 def test_a_live_match_is_followed_at_its_head_to_its_end_which_offers_the_replay(site, replays, browser) -> None:
     replay = read(replays["misty"])
     frames = replay["public"]
@@ -83,13 +92,7 @@ def test_a_live_match_is_followed_at_its_head_to_its_end_which_offers_the_replay
     assert page.locator(f"#playing-now a[href='/matches/{match_id}/']").count() == 1  # being played now
     page.goto(f"{site.url}/matches/{match_id}/")
     page.wait_for_selector("#viewer.is-live .badge-live")
-    # every value the step counter shows, in order
-    page.evaluate("""() => {
-        window.seenSteps = [];
-        const step = document.querySelector('#viewer-step');
-        new MutationObserver(() => window.seenSteps.push(Number(step.textContent)))
-            .observe(step, {childList: true, characterData: true, subtree: true});
-    }""")
+    page.evaluate(WATCH_SHOWN_STEPS)
     assert "Waiting for the match" in page.locator("#viewer-status").inner_text()
 
     feed = live_frames.LiveMatch(match_id, site.redis())
@@ -499,12 +502,7 @@ def test_joining_a_live_six_seat_bszzzz_match_shows_its_head_at_once(site, brows
     live_frames.LiveMatch(match_id, site.redis()).add(0, frames[:head])
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(f"{site.url}/matches/{match_id}/")
-    page.evaluate("""() => {
-        window.seenSteps = [];
-        const step = document.querySelector('#viewer-step');
-        new MutationObserver(() => window.seenSteps.push(Number(step.textContent)))
-            .observe(step, {childList: true, characterData: true, subtree: true});
-    }""")
+    page.evaluate(WATCH_SHOWN_STEPS)
     wait_until(lambda: shown_step(page) == head - 1, timeout=10)
     assert page.locator("#viewer.is-live .badge-live").count() == 1
     assert len(page.evaluate("window.seenSteps")) < 5  # straight to the head, not step by step
