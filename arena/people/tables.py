@@ -45,7 +45,7 @@ def time_control() -> dict[str, float]:
 def table_choices(game: str) -> dict[str, Any]:
     """What "play against" offers for ``game``: its variants played at a table (with their player
     counts, the default first), their rule options (each once, with its allowed values and default),
-    its house bots, and the most opponents a table takes."""
+    its house bots, the opponents' choices (the first, then the others' defaults) and the seats."""
     tables = [(name, counts) for name, counts in variants(game) if max(counts) > 1]
     options: dict[str, dict] = {}
     for variant in game_variants(game):
@@ -53,8 +53,13 @@ def table_choices(game: str) -> dict[str, Any]:
             for option in variant["options"]:
                 options.setdefault(option["name"], option)
     most = max((max(counts) for _, counts in tables), default=1)
-    return {"variants": tables, "options": list(options.values()), "house_bots": house_specs(game),
-            "most_opponents": most - 1, "seats": list(range(1, most + 1))}
+    house = house_specs(game)
+    pick = "greedy" if "greedy" in house else next(iter(house), "")
+    smallest = min(tables[0][1]) if tables else 1
+    # the opponents offered past the first, those the default variant's smallest table needs picked
+    extra = [pick if players <= smallest else "" for players in range(3, most + 1)]
+    return {"variants": tables, "options": list(options.values()), "house_bots": house, "first_opponent": pick,
+            "extra_opponents": extra, "seats": list(range(1, most + 1))}
 
 
 def person_version(user, game: str) -> BotVersion:

@@ -82,6 +82,14 @@ def test_play_against_an_allowed_bot_starts_an_unrated_match_with_the_seats_chos
     assert seats == [(Bot.UPLOAD, "Mine"), (Bot.PERSON, "@bob"), (Bot.HOUSE, "greedy")]
 
 
+def test_a_games_form_offers_its_smallest_table_by_default() -> None:
+    """Bszzzz! seats 3 to 6: the game's page picks two house bots to start with, and offers 5."""
+    page = signed_in(user("cy")).get(reverse("learn_game", args=["bszzzz"])).content.decode()
+    form = page.split('id="play"')[1].split("</form>")[0]
+    assert form.count('name="opponent"') == 5 and form.count("<option selected>greedy</option>") == 2
+    assert 'name="option-round_cap"' in form and "default (rulebook)" in form
+
+
 def test_an_owner_plays_their_own_bot_without_the_switch(queued) -> None:
     ada = user("ada")
     mine = bot(ada, "Mine")
