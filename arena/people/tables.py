@@ -21,6 +21,7 @@ from referee.games.seeding import draw_seed
 
 from ..bots.house_entrants import house_specs, house_version
 from ..competitions.challenges import latest_active, seats_wanted, variants
+from ..competitions.tournaments import number_repeated_house_bots
 from ..fleet.broker import connection
 from ..fleet.presence_seen import seen
 from ..games import game_choices, game_variants
@@ -88,12 +89,18 @@ def may_be_played(user, bot: Bot) -> str | None:
     return None
 
 
+def house_label(game: str, pick: str) -> str:
+    """A house bot picked by id (from its own page) as its name, so that its repeats are numbered."""
+    if pick.startswith("bot-") and pick[4:].isdigit():
+        name = Bot.objects.filter(pk=int(pick[4:]), game=game, kind=Bot.HOUSE).values_list("name", flat=True).first()
+        return name or pick
+    return pick
+
+
 def opponent_version(user, game: str, pick: str) -> BotVersion:
     """The version that plays the opponent ``pick``: a house bot by name (``greedy``, ``greedy#2``)
     or a bot by id (``bot-<id>``: its current version); TableError says why it may not be played."""
     if not pick.startswith("bot-"):
-        if pick.split("#", 1)[0] not in house_specs(game):
-            raise TableError(f"not a house bot of this game: {pick}")
         return house_version(game, pick)
     bot = Bot.objects.filter(pk=int(pick[4:]) if pick[4:].isdigit() else None).select_related("owner").first()
     if bot is None:
@@ -117,7 +124,11 @@ def start_table(user, game: str, variant: str, opponents: list[str], seat: int =
         raise TableError(f"{game} has no variant {variant!r}")
     if len(opponents) + 1 not in counts:
         raise TableError(seats_wanted(variant, counts))
-    bots = [o for o in opponents if o.startswith("bot-")]
+    picks = [house_label(game, o) for o in opponents]
+    unknown = [p for p in picks if not p.startswith("bot-") and p.split("#", 1)[0] not in house_specs(game)]
+    if unknown:
+        raise TableError(f"not a house bot of this game: {', '.join(unknown)}")
+    bots = [p for p in picks if p.startswith("bot-")]
     if len(set(bots)) != len(bots):
         raise TableError("pick each bot once (house bots may sit more than once)")
     if not 0 <= seat <= len(opponents):
@@ -126,10 +137,8 @@ def start_table(user, game: str, variant: str, opponents: list[str], seat: int =
         config = GAMES[game].configure(len(opponents) + 1, variant, options or {})
     except ConfigError as exc:
         raise TableError(str(exc)) from None
-    houses = [o for o in opponents if not o.startswith("bot-")]
-    labels = [o if o.startswith("bot-") or houses.count(o) == 1 else f"{o}#{opponents[:i + 1].count(o)}"
-              for i, o in enumerate(opponents)]
-    seated = [opponent_version(user, game, label) for label in labels]
+    houses = iter(number_repeated_house_bots([p for p in picks if not p.startswith("bot-")]))
+    seated = [opponent_version(user, game, p if p.startswith("bot-") else next(houses)) for p in picks]
     seated.insert(seat, person_version(user, game))
     with transaction.atomic():
         match = Match.objects.create(key=f"person/{user.pk}/{secrets.token_hex(6)}", game=game, variant=variant,

@@ -9,6 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from pytest_django.asserts import assertContains, assertNotContains
 
+from arena.bots.house_entrants import house_version
 from arena.competitions import ladder_editions
 from arena.fleet.presence_seen import BOT_PREFIX
 from arena.models import Bot, Match, Rating
@@ -88,6 +89,16 @@ def test_a_games_form_offers_its_smallest_table_by_default() -> None:
     form = page.split('id="play"')[1].split("</form>")[0]
     assert form.count('name="opponent"') == 5 and form.count("<option selected>greedy</option>") == 2
     assert 'name="option-round_cap"' in form and "default (rulebook)" in form
+
+
+def test_a_house_bot_is_played_from_its_page_and_its_repeats_are_numbered(client, queued) -> None:
+    greedy = house_version(GAME, "greedy").bot
+    assertContains(client.get(reverse("bot", args=[greedy.pk])), "to play against greedy yourself")
+    browser = signed_in(user("cy"))
+    assertContains(browser.get(reverse("bot", args=[greedy.pk])), "Play against greedy")
+    browser.post(reverse("play_against_bot", args=[greedy.pk]), {"variant": "standard", "opponent": "greedy", "seat": "3"})
+    seats = [s.bot_version.bot.name for s in Match.objects.get().seats.order_by("seat")]
+    assert seats == ["greedy", "greedy#2", "@cy"]
 
 
 def test_an_owner_plays_their_own_bot_without_the_switch(queued) -> None:
