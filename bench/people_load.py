@@ -145,7 +145,11 @@ def people_figures(people: int = 50, poll_ms: int = PAGE_POLL_MS) -> dict:
                                 PYTHONPATH=str(ROOT), DJANGO_SETTINGS_MODULE="parlour_site.settings")
             subprocess.run([sys.executable, "-m", "webui", "migrate"], env=platform.env, cwd=ROOT, check=True,
                            capture_output=True)
+            # the house bot made once beforehand, as on a site where anyone played it before: made by
+            # many first tables at once, it races (NULL owners do not collide in its unique constraint)
             make_users = ("import django\ndjango.setup()\nfrom django.contrib.auth.models import User\n"
+                          "from arena.bots.house_entrants import house_version\n"
+                          f"house_version({GAME!r}, {OPPONENT!r})\n"
                           f"for i in range({people}): User.objects.create_user(f'person{{i}}', password='pw-person')")
             subprocess.run([sys.executable, "-c", make_users], env=platform.env, cwd=ROOT, check=True)
             port = free_port()
