@@ -167,14 +167,14 @@ def people_figures(people: int = 50, poll_ms: int = PAGE_POLL_MS) -> dict:
                        for p, o in zip(persons, outs)]
             for thread in threads:
                 thread.start()
-            pids = [site.pid, worker.pid, platform.referee.pid]
-            cpu_before = cpu_seconds(pids)
+            pids = {"site": site.pid, "worker": worker.pid, "referee": platform.referee.pid}
+            cpu_before = {part: cpu_seconds([pid]) for part, pid in pids.items()}
             start.wait()
             began = time.perf_counter()
             for thread in threads:
                 thread.join(360)
             elapsed = time.perf_counter() - began
-            cpu = cpu_seconds(pids) - cpu_before
+            cpu = {part: cpu_seconds([pid]) - cpu_before[part] for part, pid in pids.items()}
             errors = [o["error"] for o in outs if "error" in o]
             if errors:
                 raise RuntimeError(f"{len(errors)} of {people} people failed: {errors[0]}\n"
@@ -197,7 +197,9 @@ def people_figures(people: int = 50, poll_ms: int = PAGE_POLL_MS) -> dict:
                                   "people": people, "poll_ms": poll_ms, "decisions": len(times),
                                   "published_p50": round(percentile(published, 50) * 1000),
                                   "published_p95": round(percentile(published, 95) * 1000),
-                                  "cpu_ms_per_decision": round(cpu / max(1, decisions) * 1000, 1),
+                                  "cpu_ms_per_decision": round(sum(cpu.values()) / max(1, decisions) * 1000, 1),
+                                  "cpu_ms_per_decision_by_part": {part: round(seconds / max(1, decisions) * 1000, 1)
+                                                                  for part, seconds in cpu.items()},
                                   "matches_finished": finished, "refused": sum(o.get("refused", 0) for o in outs),
                                   "seconds": round(elapsed, 1)}}
 
