@@ -15,7 +15,6 @@ time over the run, divided by the decisions answered.
 """
 from __future__ import annotations
 
-import http.cookiejar
 import json
 import re
 import statistics
@@ -24,51 +23,16 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from person_client import Person  # noqa: E402 - a signed-in person's HTTP session, shared with the tests
+
 GAME, OPPONENT = "kuhn-poker", "random"  # ten short hands; random answers at once
 PAGE_POLL_MS = int(re.search(r"POLL_MS = (\d+)", (ROOT / "webui/static/webui/table.js").read_text())[1])
-
-
-class Person:
-    """One signed-in person's browser session: cookies, the CSRF token, JSON in and out."""
-
-    def __init__(self, url: str, name: str, password: str) -> None:
-        self.url = url
-        self.cookies = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
-        self.get("/accounts/login/")
-        self.post_form("/accounts/login/", {"username": name, "password": password})
-        assert "sessionid" in self.cookie_names(), f"{name} could not sign in"
-
-    def cookie_names(self) -> set[str]:
-        return {c.name for c in self.cookies}
-
-    def csrf(self) -> str:
-        return next(c.value for c in self.cookies if c.name == "csrftoken")
-
-    def get(self, path: str) -> bytes:
-        with self.opener.open(self.url + path, timeout=30) as response:
-            return response.read()
-
-    def post_form(self, path: str, fields: dict) -> str:
-        data = urllib.parse.urlencode({**fields, "csrfmiddlewaretoken": self.csrf()}, doseq=True).encode()
-        request = urllib.request.Request(self.url + path, data=data, headers={"Referer": self.url + path})
-        with self.opener.open(request, timeout=30) as response:
-            return response.geturl()
-
-    def post_json(self, path: str, body: dict) -> tuple[int, dict]:
-        request = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), headers={
-            "Content-Type": "application/json", "X-CSRFToken": self.csrf(), "Referer": self.url + path})
-        try:
-            with self.opener.open(request, timeout=30) as response:
-                return response.status, json.loads(response.read())
-        except urllib.error.HTTPError as refused:
-            return refused.code, json.loads(refused.read())
 
 
 def play(person: Person, poll_ms: int, start: threading.Barrier, out: dict) -> None:
@@ -129,7 +93,6 @@ def percentile(values: list[float], p: float) -> float:
 
 def people_figures(people: int = 50, poll_ms: int = PAGE_POLL_MS) -> dict:
     """Run the load (see the module's docstring) and return its figures."""
-    sys.path.insert(0, str(ROOT / "tests"))
     from browser_site import free_port, redis_server_binary
     from test_arena_e2e import Platform
 
