@@ -36,8 +36,20 @@ class Person:
         with self.opener.open(request, timeout=30) as response:
             return response.geturl()
 
+    def status(self, path: str) -> int:
+        """A GET's status code (an error's included)."""
+        try:
+            with self.opener.open(self.url + path, timeout=30) as response:
+                return response.status
+        except urllib.error.HTTPError as refused:
+            return refused.code
+
     def post_json(self, path: str, body: dict) -> tuple[int, dict]:
-        request = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), headers={
+        return self.post_raw(path, json.dumps(body).encode())
+
+    def post_raw(self, path: str, data: bytes) -> tuple[int, dict]:
+        """POST ``data`` as JSON: the status code and the JSON answer (an error's included)."""
+        request = urllib.request.Request(self.url + path, data=data, headers={
             "Content-Type": "application/json", "X-CSRFToken": self.csrf(), "Referer": self.url + path})
         try:
             with self.opener.open(request, timeout=30) as response:

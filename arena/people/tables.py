@@ -50,9 +50,10 @@ def person_version(user, game: str) -> BotVersion:
     return version or BotVersion.objects.create(bot=bot, number=1, spec="person")
 
 
-def start_table(user, game: str, variant: str, opponents: list[str], seat: int = 0) -> Match:
+def start_table(user, game: str, variant: str, opponents: list[str], seat: int = 0,
+                options: dict[str, Any] | None = None) -> Match:
     """Seat the person at ``seat`` against the house bots ``opponents`` (e.g. ``["greedy"]``) and
-    queue the match."""
+    queue the match, with the game's ``options`` (its defaults where not given)."""
     counts = dict(variants(game)).get(variant)
     if counts is None:
         raise TableError(f"{game} has no variant {variant!r}")
@@ -69,7 +70,8 @@ def start_table(user, game: str, variant: str, opponents: list[str], seat: int =
     seated.insert(seat, person_version(user, game))
     with transaction.atomic():
         match = Match.objects.create(key=f"person/{user.pk}/{secrets.token_hex(6)}", game=game, variant=variant,
-                                     seed=draw_seed(), rated=False, time_control=time_control())
+                                     seed=draw_seed(), rated=False, time_control=time_control(),
+                                     options=options or {})
         MatchSeat.objects.bulk_create([MatchSeat(match=match, seat=i, bot_version=v) for i, v in enumerate(seated)])
         transaction.on_commit(lambda: enqueue_matches([match.pk]))
     return match
