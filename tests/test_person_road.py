@@ -3,6 +3,7 @@ Redis, shared by this module's tests. A person plays over HTTP (tests/person_cli
 chromium; what is checked is what was recorded: the replay, the live frames, the seats' records."""
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -139,7 +140,7 @@ def test_the_persons_hand_never_reaches_the_bot_nor_a_spectator(road) -> None:
     public = list(iter_frames(replay["public"]))
 
     sim, check_rng, redrawn = Resimulation(replay["header"], replay["log"]), random.Random(1), 0
-    states = iter([sim.state, *(step.state for step in sim.steps())])
+    states = itertools.chain([sim.state], (step.state for step in sim.steps()))  # one state, stepped on
     for step, state in enumerate(states):
         assert views[1][step] == state.observation(1) and public[step] == state.public_view()
         redrawn += check_hiding_at(state, check_rng, samples=2)
