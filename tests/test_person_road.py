@@ -13,14 +13,16 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 import redis
-from browser_site import CHROMIUM, chromium, free_port
+from browser_site import CHROMIUM, chromium, free_port, redis_server_binary
 from engine_contract import check_hiding_at, check_public_hidden
 from person_client import Person
 from referee_process import ROOT
-from test_arena_e2e import Platform, platform  # noqa: F401 - the fixture, for the walk-away's own clock
+from test_arena_e2e import Platform
 from test_person_e2e import django
 
 from referee.replay import Resimulation, iter_frames, read_replay
@@ -72,9 +74,36 @@ def start_site(fleet: Platform, **settings: str) -> tuple[dict, subprocess.Popen
             time.sleep(0.2)
 
 
+@contextmanager
+def private_redis(folder: Path):
+    """A redis-server of the test's own: other test runs on this machine share the usual one."""
+    port = free_port()
+    server = subprocess.Popen([redis_server_binary(), "--port", str(port), "--save", "", "--appendonly", "no",
+                               "--dir", str(folder)], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                redis.Redis(port=port).ping()
+                break
+            except redis.ConnectionError:
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.kill()
+        server.wait(10)
+
+
 @pytest.fixture(scope="module")
 def road(tmp_path_factory):
-    fleet = Platform(tmp_path_factory.mktemp("road"), "sqlite", PARLOUR_PERSON_DECISION_SECONDS="20")
+    home = tmp_path_factory.mktemp("road")
+    with private_redis(home) as redis_url:
+        fleet = Platform(home, "sqlite", redis_url=redis_url, PARLOUR_PERSON_DECISION_SECONDS="20")
+        yield from road_on(fleet)
+
+
+def road_on(fleet: Platform):
     site = None
     try:
         env, site, url = start_site(fleet)
@@ -183,10 +212,18 @@ def test_bad_answers_over_http_are_refused_and_change_nothing(road) -> None:
     assert first["action"] == decision["legal_actions"][0] and first["source"] == "bot"
 
 
-def test_a_person_who_walks_away_is_played_by_the_fault_policy(platform) -> None:  # noqa: F811 - the fixture
+def test_a_person_who_walks_away_is_played_by_the_fault_policy(tmp_path) -> None:
     """Nobody answers (a one-second clock): each decision gets the default action and a strike; at
     three the autopilot plays the seat; the match ends and is recorded, the seat forfeited."""
-    p = platform(PARLOUR_PERSON_DECISION_SECONDS="1")
+    with private_redis(tmp_path) as redis_url:
+        p = Platform(tmp_path, "sqlite", redis_url=redis_url, PARLOUR_PERSON_DECISION_SECONDS="1")
+        try:
+            walk_away(p)
+        finally:
+            p.close()
+
+
+def walk_away(p: Platform) -> None:
     env = dict(p.env, PYTHONPATH=str(ROOT), DJANGO_SETTINGS_MODULE="parlour_site.settings")
     subprocess.run([sys.executable, "-m", "webui", "migrate"], env=env, cwd=ROOT, check=True, capture_output=True)
     match_id = int(django(env, """
