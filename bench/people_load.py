@@ -50,10 +50,11 @@ def play_table(person: Person, poll_ms: int, out: dict) -> None:
     table = person.post_form(f"/learn/{GAME}/play/", {"variant": "standard", "opponent": OPPONENT})
     path = urllib.parse.urlparse(table).path
     assert re.fullmatch(r"/table/\d+/", path), table
-    shown, answered_at, times, published, refused = None, None, [], [], 0
+    shown, answered_at, times, published, refused, requests = None, None, [], [], 0, 0
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         state = json.loads(person.get(path + "state.json"))
+        requests += 1
         decision = state["decision"]
         if state["status"] in ("finished", "aborted"):
             out.update(status=state["status"])
@@ -66,9 +67,10 @@ def play_table(person: Person, poll_ms: int, out: dict) -> None:
             shown = decision["decision_id"]
             answered_at = time.time()
             code, _ = person.post_json(path + "answer/", {"decision_id": shown, "index": 0})
+            requests += 1
             refused += code != 200
         time.sleep(poll_ms / 1000)
-    out.update(times=times, published=published, refused=refused, match=path)
+    out.update(times=times, published=published, refused=refused, match=path, requests=requests)
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -155,6 +157,7 @@ def people_figures(people: int = 50, poll_ms: int = PAGE_POLL_MS) -> dict:
     times = [t for o in outs for t in o.get("times", [])]
     published = [t for o in outs for t in o.get("published", [])]
     finished = sum(o.get("status") == "finished" for o in outs)
+    requests = sum(o.get("requests", 0) for o in outs)
     decisions = sum(len(o.get("times", [])) + 1 for o in outs if o.get("times") is not None)
     return {"human_decision_ms": {"p50": round(percentile(times, 50) * 1000), "p95": round(percentile(times, 95) * 1000),
                                   "people": people, "poll_ms": poll_ms, "decisions": len(times),
@@ -163,7 +166,9 @@ def people_figures(people: int = 50, poll_ms: int = PAGE_POLL_MS) -> dict:
                                   "cpu_ms_per_decision": round(sum(cpu.values()) / max(1, decisions) * 1000, 1),
                                   "cpu_ms_per_decision_by_part": {part: round(seconds / max(1, decisions) * 1000, 1)
                                                                   for part, seconds in cpu.items()},
-                                  "matches_finished": finished, "refused": sum(o.get("refused", 0) for o in outs),
+                                  # the site's CPU a request (its polls and answers): what a poll costs
+                                  "site_cpu_ms_per_request": round(cpu["site"] / max(1, requests) * 1000, 2),
+                                  "requests": requests, "matches_finished": finished, "refused": sum(o.get("refused", 0) for o in outs),
                                   "seconds": round(elapsed, 1)}}
 
 

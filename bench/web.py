@@ -410,7 +410,7 @@ def print_people(f: dict) -> None:
           f"p50 {h['p50']} ms, p95 {h['p95']} ms (targets <= 300 ms, <= 1000 ms) over {h['decisions']} decisions; "
           f"published after p50 {h['published_p50']} ms, p95 {h['published_p95']} ms; "
           f"{h['cpu_ms_per_decision']} ms of CPU a decision ({h['cpu_ms_per_decision_by_part']}); "
-          f"{h['matches_finished']} matches finished")
+          f"the site {h['site_cpu_ms_per_request']} ms a request; {h['matches_finished']} matches finished")
 
 
 def record_people(f: dict) -> None:
@@ -422,6 +422,8 @@ def record_people(f: dict) -> None:
              f"p50 {h['published_p50']} ms, p95 {h['published_p95']} ms", "the road's own share, no poll", ""],
             ["CPU a decision", f"{h['cpu_ms_per_decision']} ms",
              ", ".join(f"{part} {ms} ms" for part, ms in h["cpu_ms_per_decision_by_part"].items()), ""],
+            ["the site's CPU a request (a poll or an answer)", f"{h['site_cpu_ms_per_request']} ms",
+             f"{h['requests']:,} requests", ""],
             ["matches finished", f"{h['matches_finished']} of {h['people']}", f"in {h['seconds']} s", ""]]
     record("web/people", "Web: people at the table",
            f"{h['people']} people play Kuhn poker at once against the instant `random` house bot through a real "
