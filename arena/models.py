@@ -37,7 +37,11 @@ class Bot(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["owner", "game", "name"], condition=models.Q(deleted=None),
-                                               name="bot_name_per_owner_game")]
+                                               name="bot_name_per_owner_game"),
+                       # house bots have no owner, and NULLs never clash: two first uses at once
+                       # would each create the house bot, and every later lookup would fail
+                       models.UniqueConstraint(fields=["game", "name"], condition=models.Q(owner=None, deleted=None),
+                                               name="house_bot_name_per_game")]
 
     def __str__(self) -> str:
         return self.name

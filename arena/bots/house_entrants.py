@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
 
 from referee.games import GAMES
 from referee.games.registry import package
@@ -32,7 +33,11 @@ def house_version(game: str, label: str) -> BotVersion:
     bot, _ = Bot.objects.get_or_create(owner=None, game=game, name=label, defaults={"kind": Bot.HOUSE})
     version = bot.versions.order_by("-number").first()
     if version is None:
-        version = BotVersion.objects.create(bot=bot, number=1, spec=spec)
+        try:
+            with transaction.atomic():
+                version = BotVersion.objects.create(bot=bot, number=1, spec=spec)
+        except IntegrityError:  # another first use made it meanwhile
+            version = bot.versions.get(number=1)
     return version
 
 
