@@ -4,8 +4,9 @@ Per seat of a match, two keys:
 
 - ``parlour:person:<match>:<seat>:decision`` — the decision waiting for the person, as JSON: what
   the referee sent that seat and nothing more (its observation, its legal actions and their
-  labels), its id and the person's clock (``clock``: the decision's own allowance, the bank left,
-  when each ends). Set by the relay, deleted once answered or timed out.
+  labels), its id, the person's clock (``clock``: the decision's own seconds, the bank left, when
+  each ends) and their latest moves (``moves``: each earlier decision's label, null where the
+  fault policy played). Set by the relay, deleted once answered or timed out.
 - ``parlour:person:<match>:<seat>:answers`` — a list the web pushes answers on
   (``{"decision_id", "index"}``), which the relay pops.
 
@@ -22,6 +23,7 @@ from typing import Any
 import redis
 
 KEEP = 24 * 3600  # seconds a seat's keys outlive a worker that died mid-decision
+MOVES_SHOWN = 40  # the person's latest moves published with each decision
 
 
 class PersonAway(Exception):
@@ -76,6 +78,7 @@ class SeatBridge:
         self.match_id, self.seat = match_id, seat
         self.seconds = seconds  # the person's free time for each decision
         self.bank = bank  # seconds left to draw on beyond it, for the rest of the match
+        self.moves: list[dict[str, Any]] = []  # what the person played, each decision's label (None: no answer)
 
     def ask(self, decision: dict[str, Any], room: float | None = None) -> dict[str, Any]:
         """Publish ``decision`` (``decision_id``, ``legal_actions``, ``labels``, ``observation``...)
@@ -89,7 +92,7 @@ class SeatBridge:
         answers = key(self.match_id, self.seat, "answers")
         self.connection.delete(answers)  # answers to earlier decisions are void
         self.connection.set(key(self.match_id, self.seat, "decision"),
-                            json.dumps({**decision, "clock": clock}), ex=KEEP)
+                            json.dumps({**decision, "clock": clock, "moves": self.moves[-MOVES_SHOWN:]}), ex=KEEP)
         try:
             while time.time() < deadline:
                 # a second at a time (BLPOP takes whole seconds): a deadline is overshot by less than one
@@ -102,8 +105,10 @@ class SeatBridge:
                 if answer.get("decision_id") == decision["decision_id"] and type(index) is int \
                         and 0 <= index < len(legal):
                     self.charge(time.time() - started)
+                    self.moves.append({"decision_id": decision["decision_id"], "label": decision["labels"][index]})
                     return legal[index]
             self.bank = 0.0
+            self.moves.append({"decision_id": decision["decision_id"], "label": None})
             raise PersonAway(f"the person did not answer within {total:.0f} s")
         finally:
             self.connection.delete(key(self.match_id, self.seat, "decision"))
