@@ -89,6 +89,11 @@
       if (move.label === null || move.label === undefined) item.className = "table-log-default";
       return item;
     });
+    if (!items.length) {
+      items.push(document.createElement("li"));
+      items[0].className = "table-log-none";
+      items[0].textContent = "No move yet.";
+    }
     $("table-log").replaceChildren(...items);
   }
 
