@@ -102,4 +102,16 @@ def test_every_games_seat_is_drawn_by_its_renderer_on_a_phone(tmp_path) -> None:
             for box in (page.locator("button.choice").nth(i).bounding_box() for i in range(len(decision["labels"]))):
                 assert box["x"] >= 0 and box["x"] + box["width"] <= WIDTH, game
             page.screenshot(path=str(tmp_path / f"{game}.png"), full_page=True)
+
+        # the next decision, its own seconds spent: the bank counts down; the person's moves so far
+        now = time.time()
+        clock = {"seconds": 60.0, "bank": 30.0, "started": now - 61, "free_until": now - 1, "deadline": now + 29}
+        moves = [{"decision_id": 1, "label": decision["labels"][0]}, {"decision_id": 2, "label": None}]
+        redis.set(f"parlour:person:{match_id}:0:decision",
+                  json.dumps({**decision, "decision_id": 3, "clock": clock, "moves": moves}))
+        page.locator("#table-clock.is-bank").wait_for()
+        assert "Decision time over: bank 29 s left" in page.inner_text("#table-clock") \
+            or "Decision time over: bank 28 s left" in page.inner_text("#table-clock")
+        assert page.locator("#table-log li").all_inner_texts() == [
+            "No answer in time: the default action was played for you.", decision["labels"][0]]
         assert not errors
