@@ -35,6 +35,19 @@ def test_a_silent_person_gets_the_fault_policy_default_action(redis_client):
     assert outcome.result["scores"] and waiting(redis_client, 7, 0) is None
 
 
+def test_a_person_who_walks_away_spends_the_bank_once_then_the_fault_policy_ends_the_match(redis_client):
+    """With a bank, a silent person's first decision waits for its seconds and the whole bank, the
+    next ones for their seconds only; three strikes, the autopilot plays the seat to the end."""
+    bridge = SeatBridge(redis_client, 11, 0, seconds=1.0, bank=1.5)
+    started = time.monotonic()
+    outcome = play_match(GAME, [PersonRelay(bridge), greedy()], seed=5, time_control=TimeControl(30.0, 0.0))
+    faults = [f for f in outcome.faults if f.seat == 0]
+    assert len(faults) == 3 and faults[-1].forfeited and bridge.bank == 0.0
+    assert "within 2 s" in faults[0].reason and all("within 1 s" in f.reason for f in faults[1:])
+    assert 4.5 < time.monotonic() - started < 12 and outcome.result["scores"]
+    assert [move["label"] for move in bridge.moves] == [None, None, None]
+
+
 def ask_in_thread(bridge: SeatBridge, decision_id: int, room: float | None = None) -> tuple[threading.Thread, dict]:
     """The relay asking one decision of two actions, in a thread: its outcome lands in the dict."""
     out: dict = {}
