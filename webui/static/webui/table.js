@@ -106,8 +106,13 @@
       body: JSON.stringify({decision_id: decisionId, index: index}),
     }).then(function (response) { return response.json(); }).then(function (body) {
       $("table-message").textContent = body.error || "";
-      if (body.error) shown = null;  // refused: the choices are offered again
-      else stopClock();
+      if (body.error) {
+        shown = null;  // refused: the choices are offered again
+      } else {
+        stopClock();
+        const chosen = root.querySelector('button.choice[data-index="' + index + '"]');
+        $("table-status").textContent = "You played: " + (chosen ? chosen.textContent : "your choice") + ".";
+      }
     });
   }
 
