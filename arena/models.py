@@ -31,6 +31,9 @@ class Bot(models.Model):
     # the owner's switch: the notes the bot attaches to its decisions are shown to everyone in its
     # replays (off: to its owner only; arena.road.replay_visibility)
     notes_public = models.BooleanField(default=False)
+    # the owner's switch: signed-in people may play against it in the browser (arena.people.tables);
+    # house bots always may be played, and an owner always may play their own bot
+    people_may_play = models.BooleanField(default=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["owner", "game", "name"], condition=models.Q(deleted=None),

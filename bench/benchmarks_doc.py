@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "benchmarks.md"
 # The page's order of sections (``make bench``'s order); a section of another name goes last.
-ORDER = ("engines", "bots", "referee", "arena/pairing", "arena/road", "arena/fleet", "web", "sandbox")
+ORDER = ("engines", "bots", "referee", "arena/pairing", "arena/road", "arena/fleet", "web", "web/people", "sandbox")
 SECTION = re.compile(r"<!-- bench:(?P<name>[\w/-]+) -->\n.*?<!-- /bench:(?P=name) -->\n", re.S)
 INTRODUCTION = "# Benchmarks\n\nEach bench's latest results, written by the bench itself (`make bench`).\n"
 

@@ -18,6 +18,11 @@ mark), median of three loads, and the first view of a freshly recorded copy (``f
 time a page joining it live at two thirds takes to show the newest frame (``live_catch_up_ms``); and the size of the first part the viewer fetches (everything but the
 seats' own views, which it fetches when a seat's perspective is picked: webui/views/matches.py).
 Targets: <= 1.5 MB on the wire, ready, first view and live catch-up <= 1 s on localhost.
+
+Then ``--people N`` (default 50; 0 skips it; ``--people-only`` runs nothing else) people play at once
+against an instant house bot through a real site, worker and referee (bench/people_load.py): from
+the answer's POST to the page's state showing the next decision, median <= 300 ms and p95 <= 1 s,
+and the CPU each decision costs. Recorded in its own section (web/people).
 """
 from __future__ import annotations
 
@@ -271,8 +276,12 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=30)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--no-replay", action="store_true", help="skip the replay's wire size and viewer time")
+    add_people_flags(parser)
     add_record_flag(parser)
     args = parser.parse_args()
+    if args.people_only:
+        people_main(args)
+        return
     with tempfile.TemporaryDirectory() as home:
         setup(home)
         started = time.perf_counter()
@@ -303,11 +312,17 @@ def main() -> None:
                                 "trivial_ms": round(bot_trivial, 3), "fresh_ms": round(bot_fresh_ms, 3)}}
     if not args.no_replay:
         figures.update(replay_figures())
+    if args.people:
+        figures.update(people_figures(args.people, args.people_poll_ms))
     if args.record:
         record_results(figures)
+        if args.people:
+            record_people(figures)
     if args.json:
         print(json.dumps(figures))
         return
+    if args.people:
+        print_people(figures)
     print(f"{args.bots} bots, {args.matches} matches (filled in {filled:.0f} s)")
     print(f"trivial view {trivial:.2f} ms · ladder page {ladder_ms:.2f} ms ({figures['ladder_ratio']}x, "
           f"target <= 10x; {fresh_ms:.2f} ms right after a match, {fresh_ms / trivial:.1f}x) · match page {match_ms:.2f} ms ({figures['match_ratio']}x)")
@@ -362,6 +377,59 @@ def record_results(f: dict) -> None:
            "beside a trivial view timed in the same run; the bot page's bot has 10,000 finished, rated matches of its own. Then a 6-seat Bszzzz replay on a real site (gunicorn, "
            "Debian's chromium).",
            ["measure", "time or size", "beside", "target"], rows)
+
+
+def add_people_flags(parser: argparse.ArgumentParser) -> None:
+    from people_load import PAGE_POLL_MS
+
+    parser.add_argument("--people", type=int, default=50, help="people playing at once against a house bot (0: skip)")
+    parser.add_argument("--people-poll-ms", type=int, default=PAGE_POLL_MS,
+                        help="how often each person's client polls its table's state (default: the page's own)")
+    parser.add_argument("--people-only", action="store_true", help="measure the people at the table only")
+
+
+def people_figures(people: int, poll_ms: int) -> dict:
+    from people_load import people_figures as measure
+
+    return measure(people, poll_ms)
+
+
+def people_main(args: argparse.Namespace) -> None:
+    figures = people_figures(args.people, args.people_poll_ms)
+    if args.record:
+        record_people(figures)
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        print_people(figures)
+
+
+def print_people(f: dict) -> None:
+    h = f["human_decision_ms"]
+    print(f"{h['people']} people at once, polling every {h['poll_ms']} ms: an answer to the next decision shown "
+          f"p50 {h['p50']} ms, p95 {h['p95']} ms (targets <= 300 ms, <= 1000 ms) over {h['decisions']} decisions; "
+          f"published after p50 {h['published_p50']} ms, p95 {h['published_p95']} ms; "
+          f"{h['cpu_ms_per_decision']} ms of CPU a decision ({h['cpu_ms_per_decision_by_part']}); "
+          f"the site {h['site_cpu_ms_per_request']} ms a request; {h['matches_finished']} matches finished")
+
+
+def record_people(f: dict) -> None:
+    h = f["human_decision_ms"]
+    rows = [["an answer until the page's state shows the next decision", f"p50 {h['p50']} ms, p95 {h['p95']} ms",
+             f"{h['decisions']} decisions, polled every {h['poll_ms']} ms",
+             f"p50 ≤ 300 ms: {verdict(h['p50'] <= 300)}; p95 ≤ 1,000 ms: {verdict(h['p95'] <= 1000)}"],
+            ["an answer until the next decision is published (in Redis)",
+             f"p50 {h['published_p50']} ms, p95 {h['published_p95']} ms", "the road's own share, no poll", ""],
+            ["CPU a decision", f"{h['cpu_ms_per_decision']} ms",
+             ", ".join(f"{part} {ms} ms" for part, ms in h["cpu_ms_per_decision_by_part"].items()), ""],
+            ["the site's CPU a request (a poll or an answer)", f"{h['site_cpu_ms_per_request']} ms",
+             f"{h['requests']:,} requests", ""],
+            ["matches finished", f"{h['matches_finished']} of {h['people']}", f"in {h['seconds']} s", ""]]
+    record("web/people", "Web: people at the table",
+           f"{h['people']} people play Kuhn poker at once against the instant `random` house bot through a real "
+           "site (gunicorn), Celery worker and referee on PostgreSQL and Redis, each a real HTTP client with its "
+           "own signed-in session polling its table's state as the page does and answering each decision at once.",
+           ["measure", "time", "beside", "target"], rows)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from .identity import Identity
 from .inbox import Deadlines
 from .match import Match
 from .replay import FORMAT, FORMAT_VERSION
-from .replay_pool import with_logs
+from .replay_pool import replay_pool, with_logs
 from .seats import Seat
 from .settings import environment
 from .timecontrol import TimeControl
@@ -54,13 +54,15 @@ class Room:
 
     async def replay_for(self, seats: frozenset[int]) -> bytes:
         """The finished replay with only these seats' bot log lines and notes (none: the public's),
-        built once off the event loop and shared by every reader of that kind."""
+        built once and shared by every reader of that kind. Built in the replay processes: parsing a
+        long replay is a hundred megabytes of Python objects for a moment, which a flood of readers
+        of many matches would otherwise pile up in the referee's own memory, under its GIL."""
         built = self.readers_replays.get(seats)
         if built is None:
             logs = [line for line in self.bot_logs if line["seat"] in seats]
             notes = [note for note in self.notes if note["seat"] in seats]
-            built = self.readers_replays[seats] = asyncio.ensure_future(
-                asyncio.to_thread(with_logs, self.replay_gz, logs, notes))
+            built = self.readers_replays[seats] = asyncio.get_running_loop().run_in_executor(
+                replay_pool(), with_logs, self.replay_gz, logs, notes)
         return await asyncio.shield(built)
 
     def public_header(self) -> dict:

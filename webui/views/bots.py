@@ -22,7 +22,7 @@ from django.views.decorators.http import require_POST
 
 from arena.bots.uploads import version_folder
 from arena.fleet.presence_seen import seen
-from arena.people.tables import person_tables
+from arena.people.tables import may_be_played, table_choices
 from arena.competitions import ladder_editions
 from arena.competitions.bot_record import fares, rating_mark, rating_points
 from arena.models import ApiToken, Bot, BotVersion, Match, MatchSeat, Rating
@@ -106,6 +106,7 @@ def bot_page(request, bot_id: int):
                     "bot_state": bot_state(bot, versions)})
     if bot.kind == Bot.REMOTE:  # connected or not: said, not implied by "active"
         context["presence"] = seen(f"bot-{bot.pk}")
+    context.update(play_context(request.user, bot, context["bot_state"]))
     if is_owner:
         context["comparisons"] = list(bot.comparisons.select_related("a__bot", "b__bot").order_by("-created")[:10])
         context["compare_choices"] = compare_choices(bot)
@@ -115,6 +116,19 @@ def bot_page(request, bot_id: int):
         context.update(webhook_context(bot))
         context["referee_address"] = settings.PARLOUR_PUBLIC_REFEREE
     return render(request, "webui/bot.html", context)
+
+
+def play_context(user, bot: Bot, state: str) -> dict[str, Any]:
+    """Whether the page offers "play against" (``play``: the form's choices) and, if not, why
+    (``play_refused``). A stranger sees neither for a bot whose owner does not allow it."""
+    if bot.kind == Bot.PERSON or state != "active":
+        return {}
+    if not user.is_authenticated:  # sign in to play: offered where anyone signed in may play it
+        return {"play_sign_in": bot.kind == Bot.HOUSE or bot.people_may_play}
+    if not (bot.kind == Bot.HOUSE or bot.owner_id == user.pk or bot.people_may_play):
+        return {}
+    refused = may_be_played(user, bot)  # a remote bot offline
+    return {"play_refused": refused} if refused else {"play": table_choices(bot.game)}
 
 
 def bot_state(bot: Bot, versions: list[BotVersion]) -> str:
@@ -157,11 +171,10 @@ def record_context(bot: Bot, versions: list[BotVersion], is_owner: bool, asked: 
 
 @login_required
 def my_bots(request):
-    # a person's own seat (arena.people) is no bot of theirs: their tables are listed apart
+    # a person's own seat (arena.people) is no bot of theirs: their tables are "My tables"
     bots = (Bot.objects.filter(owner=request.user, deleted=None).exclude(kind=Bot.PERSON).annotate(version_count=Count("versions"), last=Max("versions__number"))
             .order_by("game", "name"))
-    return render(request, "webui/my_bots.html", {"bots": bots, "games": game_names(),
-                                                  "tables": person_tables(request.user)})
+    return render(request, "webui/my_bots.html", {"bots": bots, "games": game_names()})
 
 
 @owner_only
@@ -182,6 +195,17 @@ def bot_notes_public(request, bot_id: int):
     bot.notes_public = request.POST.get("public") == "1"
     bot.save(update_fields=["notes_public"])
     messages.info(request, f"{bot.name}'s decision notes are now {'public' if bot.notes_public else 'yours only'}.")
+    return redirect("bot", bot_id=bot.pk)
+
+
+@owner_only
+@require_POST
+def bot_people_may_play(request, bot_id: int):
+    """The owner's switch: signed-in people may play against the bot in the browser, or only its owner."""
+    bot = owned_bot_or_403(request, bot_id)
+    bot.people_may_play = request.POST.get("allowed") == "1"
+    bot.save(update_fields=["people_may_play"])
+    messages.info(request, f"{bot.name} may now be played by {'anyone signed in' if bot.people_may_play else 'you only'}.")
     return redirect("bot", bot_id=bot.pk)
 
 

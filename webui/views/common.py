@@ -61,7 +61,10 @@ def match_rows(matches) -> list[dict[str, Any]]:
     rows = []
     for match in matches:
         seats = list(match.seats.all())
-        rows.append({"match": match, "seats": seats, "game_name": game_names().get(match.game, match.game)})
+        # the people at the table, by name ("vs @alice" on the bots' lists)
+        people = [s.bot_version.bot.owner.username for s in seats if s.bot_version.bot.kind == Bot.PERSON]
+        rows.append({"match": match, "seats": seats, "people": people,
+                     "game_name": game_names().get(match.game, match.game)})
     return rows
 
 

@@ -1,36 +1,83 @@
-"""People at the table (arena.people): "play against" the house bots from a game's page, and the
-person's table — their seat's view, the legal actions as labelled choices, their answer posted.
-The page polls ``state.json``; a reload resumes the seat (the decision waits in Redis)."""
+"""People at the table (arena.people): "play against" the house bots from a game's page or a bot
+from its page, the person's tables ("My tables"), and the person's table — their seat's view, the
+legal actions as labelled choices, their answer posted. The page polls ``state.json``; a reload
+resumes the seat (the decision waits in Redis)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, JsonResponse
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from arena.games import card_texts, game_choices
-from arena.models import Match
+from arena.models import Bot, Match
 from arena.people.bridge import AnswerRefused
-from arena.people.tables import TableError, answer, person_seat, start_table, table_state
+from arena.people.tables import TableError, answer, person_seat, person_tables, start_table, table_state
+
+from .common import PAGE_SIZE, game_names, seats_prefetch
+
+OPTION_FIELD = "option-"  # a rule option's form field: option-<name>; left empty: the variant's default
+
+
+def posted_options(post) -> dict[str, str]:
+    """The rule options the form set (those left at the default are not sent on)."""
+    return {name[len(OPTION_FIELD):]: value for name, value in post.items() if name.startswith(OPTION_FIELD) and value}
+
+
+def sit_down(request, game: str, opponents: list[str], back: str) -> HttpResponse:
+    """Start the person's table from the posted form (variant, options, seat) against ``opponents``:
+    to the table, or back to ``back`` with the reason it was refused."""
+    try:
+        seat = int(request.POST.get("seat") or 1) - 1
+        match = start_table(request.user, game, request.POST.get("variant", ""), opponents, seat,
+                            posted_options(request.POST))
+    except (TableError, ValueError) as exc:
+        messages.error(request, f"Match not started: {exc}")
+        return redirect(back)
+    return redirect("table", match_id=match.pk)
 
 
 @login_required
 @require_POST
 def play_against(request, game: str):
-    """Seat the person against the house bots picked (``opponent``, repeated), in ``variant``."""
+    """Seat the person against the house bots picked (``opponent``, repeated), from the game's page."""
     if game not in dict(game_choices()):
         raise Http404("unknown game")
-    try:
-        seat = int(request.POST.get("seat") or 1) - 1
-        match = start_table(request.user, game, request.POST.get("variant", ""), [o for o in request.POST.getlist("opponent") if o], seat)
-    except (TableError, ValueError) as exc:
-        messages.error(request, f"Match not started: {exc}")
-        return redirect("learn_game", game=game)
-    return redirect("table", match_id=match.pk)
+    picks = [o for o in request.POST.getlist("opponent") if o]
+    return sit_down(request, game, picks, reverse("learn_game", args=[game]) + "#play")
+
+
+@login_required
+@require_POST
+def play_against_bot(request, bot_id: int):
+    """Seat the person against this bot and the house bots picked (``opponent``), from its page."""
+    bot = get_object_or_404(Bot, pk=bot_id)
+    picks = [f"bot-{bot.pk}"] + [o for o in request.POST.getlist("opponent") if o]
+    return sit_down(request, bot.game, picks, reverse("bot", args=[bot.pk]) + "#play")
+
+
+def table_row(match: Match, user) -> dict[str, Any]:
+    """One of the person's tables as "My tables" lists it: their seat, the others, their result."""
+    seats = list(match.seats.all())
+    mine = next((s for s in seats if s.bot_version.bot.kind == Bot.PERSON and s.bot_version.bot.owner_id == user.pk),
+                None)
+    return {"match": match, "game_name": game_names().get(match.game, match.game), "mine": mine,
+            "others": [s for s in seats if s is not mine], "players": len(seats)}
+
+
+@login_required
+def my_tables(request):
+    """The matches the person played themselves, newest first: status, result, the replay."""
+    page = Paginator(seats_prefetch(person_tables(request.user)), PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "webui/my_tables.html",
+                  {"page": page, "rows": [table_row(m, request.user) for m in page.object_list]})
 
 
 def _match_of_person(request, match_id: int) -> Match:
