@@ -112,8 +112,12 @@ class ArenaEnvironment:
     webhook_private_addresses: bool = environ.bool_var(False, help="deliver webhooks to loopback and private "
                                                                    "addresses too (a test, a one-machine demo)")
     person_decision_seconds: float = environ.var(60.0, converter=float,
-                                                 help="seconds a person at the table has for each decision before "
-                                                      "the fault policy plays for them (the default action)")
+                                                 help="seconds a person at the table has for each decision; "
+                                                      "beyond them they draw on their bank, then the fault "
+                                                      "policy plays for them (the default action)")
+    person_bank_seconds: float = environ.var(120.0, converter=float,
+                                             help="seconds a person at the table may draw on over the whole "
+                                                  "match, once a decision outlasts its own seconds")
     demo_tournaments: bool = environ.bool_var(True, help="`make demo` starts its demo tournaments")
 
     def __attrs_post_init__(self) -> None:

@@ -7,8 +7,8 @@ Two figures per decision, from the moment the person's answer is posted:
 
 - ``human_decision_ms``: until the page's state shows the next decision, the clients polling
   ``state.json`` as the page does (``table.js``'s ``POLL_MS``, or ``--people-poll-ms``);
-- ``published_ms``: until the next decision was published in Redis (its ``deadline`` less its
-  ``seconds``: the road's own share, without the page's poll).
+- ``published_ms``: until the next decision was published in Redis (its clock's ``started``: the
+  road's own share, without the page's poll).
 
 CPU per decision: the site's, the worker's (its pool and house bots) and the referee's processes' CPU
 time over the run, divided by the decisions answered.
@@ -63,7 +63,7 @@ def play_table(person: Person, poll_ms: int, out: dict) -> None:
             now = time.time()
             if answered_at is not None:
                 times.append(now - answered_at)
-                published.append(decision["deadline"] - decision["seconds"] - answered_at)
+                published.append(decision["clock"]["started"] - answered_at)
             shown = decision["decision_id"]
             answered_at = time.time()
             code, _ = person.post_json(path + "answer/", {"decision_id": shown, "index": 0})

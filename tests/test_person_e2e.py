@@ -53,6 +53,8 @@ def test_a_person_plays_a_whole_match_against_greedy_on_the_road(platform) -> No
                 time.sleep(0.2)
         with chromium() as browser:
             page = browser.new_page(viewport={"width": 390, "height": 800})  # a phone's width
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(url + "/accounts/login/")
             page.fill("input[name=username]", "ann")
             page.fill("input[name=password]", "pw-ann-1")
@@ -70,8 +72,13 @@ def test_a_person_plays_a_whole_match_against_greedy_on_the_road(platform) -> No
                 if not choices.count():
                     page.wait_for_timeout(50)
                     continue
-                view = json.loads(page.inner_text("#table-view"))
+                view = json.loads(page.text_content("#table-view"))  # the observation as it came, hidden
                 assert view["cards"][0].get("rank") and view["cards"][1] == {"hidden": True}  # mine, never the bot's
+                # drawn by the game's renderer: my card face up, the bot's a card back; the clock runs
+                mine = page.locator('#table-board .seat-panel.is-me[data-seat="0"] .card[data-card-id]')
+                assert mine.first.get_attribute("data-card-id") == view["cards"][0]["id"]
+                assert page.locator('#table-board .seat-panel[data-seat="1"] .card-back').count() == 1
+                assert "s left for this decision" in page.inner_text("#table-clock")
                 if clicks == 3 and not reloaded:  # a reload mid-match resumes the seat
                     page.reload()
                     reloaded = True
@@ -79,7 +86,8 @@ def test_a_person_plays_a_whole_match_against_greedy_on_the_road(platform) -> No
                 choices.last.click()
                 clicks += 1
                 page.wait_for_timeout(30)
-            assert "The match is finished" in page.inner_text("#table-status"), p.worker_logs()
+            assert "The match is finished" in page.inner_text("#table-status"), (clicks, errors, p.worker_logs()[-3000:])
+            assert not errors
             assert reloaded and clicks >= 10  # a decision at least in each of the ten hands
 
         match_id = int(table.strip("/").split("/")[1])

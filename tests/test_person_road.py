@@ -285,10 +285,11 @@ def test_a_whole_bszzzz_match_with_its_reaction_windows_in_the_browser(road) -> 
 
 
 def test_a_person_who_walks_away_is_played_by_the_fault_policy(road) -> None:
-    """Nobody answers (a one-second clock): each decision gets the default action and a strike; at
+    """Nobody answers (a one-second clock and a one-second bank): the first decision waits for both,
+    the next ones for their second (the bank is spent); each gets the default action and a strike; at
     three the autopilot plays the seat; the match ends and is recorded, the seat forfeited. (Last in
     the module: its worker, with the short clock, replaces the module's.)"""
-    road.replace_worker(PARLOUR_PERSON_DECISION_SECONDS="1")
+    road.replace_worker(PARLOUR_PERSON_DECISION_SECONDS="1", PARLOUR_PERSON_BANK_SECONDS="1")
     match_id = int(road.django("""
         from django.contrib.auth.models import User
         from arena.people.tables import start_table
@@ -301,8 +302,8 @@ def test_a_person_who_walks_away_is_played_by_the_fault_policy(road) -> None:
     replay = read_replay(record["replay"])
     sources = [entry["source"] for entry in replay["log"] if entry["seat"] == 0]
     assert sources[:3] == ["default"] * 3 and set(sources[3:]) == {"autopilot"}
-    assert all("did not answer within 1 s" in entry["fault"] for entry in replay["log"]
-               if entry["seat"] == 0 and entry["source"] == "default")
+    faults = [entry["fault"] for entry in replay["log"] if entry["seat"] == 0 and entry["source"] == "default"]
+    assert "did not answer within 2 s" in faults[0] and all("did not answer within 1 s" in f for f in faults[1:])
     check = subprocess.run([sys.executable, "-m", "bots_sdk", "replay", "check", record["replay"]], cwd=ROOT,
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr

@@ -4,7 +4,9 @@ Per seat of a match, two keys:
 
 - ``parlour:person:<match>:<seat>:decision`` — the decision waiting for the person, as JSON: what
   the referee sent that seat and nothing more (its observation, its legal actions and their
-  labels), its id and its deadline. Set by the relay, deleted once answered or timed out.
+  labels), its id, the person's clock (``clock``: the decision's own seconds, the bank left, when
+  each ends) and their latest moves (``moves``: each earlier decision's label, null where the
+  fault policy played). Set by the relay, deleted once answered or timed out.
 - ``parlour:person:<match>:<seat>:answers`` — a list the web pushes answers on
   (``{"decision_id", "index"}``), which the relay pops.
 
@@ -21,6 +23,7 @@ from typing import Any
 import redis
 
 KEEP = 24 * 3600  # seconds a seat's keys outlive a worker that died mid-decision
+MOVES_SHOWN = 40  # the person's latest moves published with each decision
 
 
 class PersonAway(Exception):
@@ -62,22 +65,34 @@ def submit(connection: redis.Redis, match_id: int, seat: int, decision_id: int, 
 
 
 class SeatBridge:
-    """The relay's side: publish one decision, wait for its answer."""
+    """The relay's side: publish one decision, wait for its answer, and keep the person's clock.
 
-    def __init__(self, connection: redis.Redis, match_id: int, seat: int, seconds: float) -> None:
+    The clock is a chess clock's "delay plus bank": each decision has ``seconds`` for free; time
+    beyond them is drawn from ``bank``, kept here for the whole match (the relay lives as long as
+    the seat). A decision that outlasts both is a timeout: the bank is drawn, as the referee's own
+    clock does (``referee/timecontrol.py``), so a person who walked away costs the table their
+    bank once, then ``seconds`` a decision until the fault policy's autopilot takes the seat."""
+
+    def __init__(self, connection: redis.Redis, match_id: int, seat: int, seconds: float, bank: float = 0.0) -> None:
         self.connection = connection
         self.match_id, self.seat = match_id, seat
-        self.seconds = seconds  # the person's clock for one decision
+        self.seconds = seconds  # the person's free time for each decision
+        self.bank = bank  # seconds left to draw on beyond it, for the rest of the match
+        self.moves: list[dict[str, Any]] = []  # what the person played, each decision's label (None: no answer)
 
-    def ask(self, decision: dict[str, Any], seconds: float | None = None) -> dict[str, Any]:
+    def ask(self, decision: dict[str, Any], room: float | None = None) -> dict[str, Any]:
         """Publish ``decision`` (``decision_id``, ``legal_actions``, ``labels``, ``observation``...)
-        and return the legal action the person chose; PersonAway when no answer came in time."""
-        seconds = self.seconds if seconds is None else min(self.seconds, seconds)
-        deadline = time.time() + seconds
+        with the person's clock, and return the legal action the person chose; PersonAway when no
+        answer came in time. ``room``: the seconds the referee allows, which the clock never exceeds."""
+        total = self.seconds + self.bank if room is None else min(self.seconds + self.bank, room)
+        started = time.time()
+        deadline = started + total
+        clock = {"seconds": self.seconds, "bank": self.bank, "started": started,
+                 "free_until": started + min(self.seconds, total), "deadline": deadline}
         answers = key(self.match_id, self.seat, "answers")
         self.connection.delete(answers)  # answers to earlier decisions are void
         self.connection.set(key(self.match_id, self.seat, "decision"),
-                            json.dumps({**decision, "deadline": deadline, "seconds": seconds}), ex=KEEP)
+                            json.dumps({**decision, "clock": clock, "moves": self.moves[-MOVES_SHOWN:]}), ex=KEEP)
         try:
             while time.time() < deadline:
                 # a second at a time (BLPOP takes whole seconds): a deadline is overshot by less than one
@@ -89,10 +104,18 @@ class SeatBridge:
                 index = answer.get("index")
                 if answer.get("decision_id") == decision["decision_id"] and type(index) is int \
                         and 0 <= index < len(legal):
+                    self.charge(time.time() - started)
+                    self.moves.append({"decision_id": decision["decision_id"], "label": decision["labels"][index]})
                     return legal[index]
-            raise PersonAway(f"the person did not answer within {seconds:.0f} s")
+            self.bank = 0.0
+            self.moves.append({"decision_id": decision["decision_id"], "label": None})
+            raise PersonAway(f"the person did not answer within {total:.0f} s")
         finally:
             self.connection.delete(key(self.match_id, self.seat, "decision"))
+
+    def charge(self, taken: float) -> None:
+        """Draw the time a decision took beyond its free seconds from the bank."""
+        self.bank = max(0.0, self.bank - max(0.0, taken - self.seconds))
 
     def ended(self) -> None:
         """The match is over: nothing waits for the person any more."""

@@ -3,9 +3,11 @@ the referee exactly as a bot would (``bots_sdk.remote.play_seat``, the seat's ow
 decisions answered through Redis (``bridge.py``) by the person in the browser.
 
 The referee knows nothing of people: the seat has the match's time control, which a match with a
-person gives a move limit above the person's clock (``tables.time_control``). A person who does not
-answer within ``PARLOUR_PERSON_DECISION_SECONDS`` makes the relay fail the decision, and the
-referee's fault policy plays for them (the default action, a strike; at three, the autopilot).
+person gives a move limit above all the person's clock can allow (``tables.time_control``). The
+person's clock is kept here (``SeatBridge``): ``PARLOUR_PERSON_DECISION_SECONDS`` a decision, then
+the bank, ``PARLOUR_PERSON_BANK_SECONDS`` for the match. A person who outlasts both makes the relay
+fail the decision, and the referee's fault policy plays for them (the default action, a strike; at
+three, the autopilot).
 """
 from __future__ import annotations
 
@@ -46,7 +48,8 @@ class PersonRelay(Bot):
 
 def start_relay(referee_address: str, seat_token: str, match_id: int, seat: int) -> threading.Thread:
     """Play the person's seat in a thread of this worker process (joined after the match)."""
-    bridge = SeatBridge(connection(), match_id, seat, settings.PARLOUR_PERSON_DECISION_SECONDS)
+    bridge = SeatBridge(connection(), match_id, seat, settings.PARLOUR_PERSON_DECISION_SECONDS,
+                        settings.PARLOUR_PERSON_BANK_SECONDS)
 
     def run() -> None:
         try:

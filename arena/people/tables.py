@@ -9,6 +9,7 @@ other. A match key is ``person/<user id>/<random>``.
 from __future__ import annotations
 
 import secrets
+import time
 from typing import Any
 
 from django.conf import settings
@@ -38,9 +39,11 @@ class TableError(ValueError):
 
 
 def time_control() -> dict[str, float]:
-    """A match with a person: every seat's move limit above the person's clock, no bank (the house
-    bots answer at once; the person's clock is the relay's, ``relay.py``)."""
-    return {"move_limit": min(600.0, settings.PARLOUR_PERSON_DECISION_SECONDS + MARGIN), "bank": 0.0}
+    """A match with a person: every seat's move limit above the longest decision the person's clock
+    allows (a decision's seconds plus the whole bank), no bank (the house bots answer at once; the
+    person's clock is the relay's, ``bridge.SeatBridge``, which also stops a second short of this)."""
+    longest = settings.PARLOUR_PERSON_DECISION_SECONDS + settings.PARLOUR_PERSON_BANK_SECONDS
+    return {"move_limit": min(600.0, longest + MARGIN), "bank": 0.0}
 
 
 def table_choices(game: str) -> dict[str, Any]:
@@ -166,9 +169,10 @@ def person_tables(user) -> QuerySet[Match]:
 
 def table_state(match: Match, user) -> dict[str, Any]:
     """What the person's page shows now: the match's status, their seat and the decision waiting
-    for them (exactly what their seat was sent), if any."""
+    for them (exactly what their seat was sent, with the person's clock), if any. ``now`` is this
+    server's time, which the page counts the clock from (the browser's own may be off)."""
     seat = person_seat(match, user)
-    state: dict[str, Any] = {"status": match.status, "seat": seat, "decision": None}
+    state: dict[str, Any] = {"status": match.status, "seat": seat, "decision": None, "now": time.time()}
     if seat is not None and match.status in Match.UNRECORDED:
         state["decision"] = bridge.waiting(connection(), match.pk, seat)
     if match.status == Match.FINISHED:

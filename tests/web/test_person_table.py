@@ -6,9 +6,10 @@ import threading
 import time
 
 import pytest
+from django.conf import settings
 
 from arena.models import Bot, Match
-from arena.people.bridge import AnswerRefused, SeatBridge, submit, waiting
+from arena.people.bridge import AnswerRefused, PersonAway, SeatBridge, submit, waiting
 from arena.people.relay import PersonRelay
 from bots_sdk.loading import parse_bot_spec
 from bots_sdk.local import play_match
@@ -32,6 +33,84 @@ def test_a_silent_person_gets_the_fault_policy_default_action(redis_client):
     assert len(faults) == 3 and faults[-1].forfeited
     assert all("did not answer within 1 s" in f.reason for f in faults)
     assert outcome.result["scores"] and waiting(redis_client, 7, 0) is None
+
+
+def test_a_person_who_walks_away_spends_the_bank_once_then_the_fault_policy_ends_the_match(redis_client):
+    """With a bank, a silent person's first decision waits for its seconds and the whole bank, the
+    next ones for their seconds only; three strikes, the autopilot plays the seat to the end."""
+    bridge = SeatBridge(redis_client, 11, 0, seconds=1.0, bank=1.5)
+    started = time.monotonic()
+    outcome = play_match(GAME, [PersonRelay(bridge), greedy()], seed=5, time_control=TimeControl(30.0, 0.0))
+    faults = [f for f in outcome.faults if f.seat == 0]
+    assert len(faults) == 3 and faults[-1].forfeited and bridge.bank == 0.0
+    assert "within 2 s" in faults[0].reason and all("within 1 s" in f.reason for f in faults[1:])
+    assert 4.5 < time.monotonic() - started < 12 and outcome.result["scores"]
+    assert [move["label"] for move in bridge.moves] == [None, None, None]
+
+
+def ask_in_thread(bridge: SeatBridge, decision_id: int, room: float | None = None) -> tuple[threading.Thread, dict]:
+    """The relay asking one decision of two actions, in a thread: its outcome lands in the dict."""
+    out: dict = {}
+
+    def run() -> None:
+        started = time.monotonic()
+        try:
+            out["action"] = bridge.ask({"decision_id": decision_id, "legal_actions": [{"a": 0}, {"a": 1}],
+                                        "labels": ["zero", "one"], "observation": {}}, room)
+        except PersonAway as away:
+            out["away"] = str(away)
+        out["took"] = time.monotonic() - started
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, out
+
+
+def published(redis_client, match_id: int, seat: int, decision_id: int) -> dict:
+    deadline = time.monotonic() + 5
+    while (decision := waiting(redis_client, match_id, seat)) is None or decision["decision_id"] != decision_id:
+        assert time.monotonic() < deadline, "the decision was never published"
+        time.sleep(0.01)
+    return decision
+
+
+def test_time_beyond_a_decisions_seconds_is_drawn_from_the_bank_for_the_match(redis_client):
+    """One second a decision and a two-second bank: an answer after 1.6 s leaves about 1.4 s in the
+    bank, which the next decision's published clock shows; a decision left unanswered waits for its
+    second plus the whole bank, then fails (the fault policy's turn) and the bank is drawn; the next
+    one then waits its one second only."""
+    bridge = SeatBridge(redis_client, 9, 0, seconds=1.0, bank=2.0)
+    thread, out = ask_in_thread(bridge, 1)
+    clock = published(redis_client, 9, 0, 1)["clock"]
+    assert clock["seconds"] == 1.0 and clock["bank"] == 2.0
+    assert clock["free_until"] - clock["started"] == pytest.approx(1.0)
+    assert clock["deadline"] - clock["started"] == pytest.approx(3.0)
+    time.sleep(1.6)
+    assert submit(redis_client, 9, 0, 1, 1) == {"a": 1}
+    thread.join(5)
+    assert out["action"] == {"a": 1} and 1.3 < bridge.bank < 1.45
+
+    thread, out = ask_in_thread(bridge, 2)
+    clock = published(redis_client, 9, 0, 2)["clock"]
+    assert clock["bank"] == bridge.bank and clock["deadline"] - clock["started"] == pytest.approx(1.0 + bridge.bank)
+    thread.join(10)
+    assert "did not answer" in out["away"] and 2.2 < out["took"] < 3.6 and bridge.bank == 0.0
+
+    thread, out = ask_in_thread(bridge, 3)
+    thread.join(10)
+    assert "did not answer within 1 s" in out["away"] and out["took"] < 2.2
+
+
+def test_the_persons_clock_never_outlasts_the_referees_room(redis_client):
+    """A decision the referee allows less time than the person's seconds and bank: the clock
+    published (and kept) ends with the referee's room, so the relay fails first."""
+    bridge = SeatBridge(redis_client, 10, 0, seconds=60.0, bank=120.0)
+    thread, out = ask_in_thread(bridge, 1, room=1.0)
+    clock = published(redis_client, 10, 0, 1)["clock"]
+    assert clock["deadline"] - clock["started"] == pytest.approx(1.0)
+    assert clock["free_until"] == clock["deadline"]
+    thread.join(5)
+    assert "did not answer within 1 s" in out["away"] and out["took"] < 2.2
 
 
 def test_the_bridge_publishes_the_seats_view_only_and_refuses_bad_answers(redis_client):
@@ -88,7 +167,8 @@ def test_a_person_plays_through_the_site(client, django_user_model, redis_client
     response = client.post(f"/learn/{GAME}/play/", {"variant": "standard", "opponent": ["greedy", ""], "seat": "2"})
     match = Match.objects.get()
     assert response.status_code == 302 and response.url == f"/table/{match.pk}/"
-    assert not match.rated and match.time_control["move_limit"] > 60
+    longest = settings.PARLOUR_PERSON_DECISION_SECONDS + settings.PARLOUR_PERSON_BANK_SECONDS
+    assert not match.rated and match.time_control["move_limit"] > longest  # the person's clock runs out first
     seats = list(match.seats.order_by("seat").values_list("bot_version__bot__kind", "bot_version__bot__owner"))
     assert seats == [(Bot.HOUSE, None), (Bot.PERSON, alice.pk)]
     assert b"you play seat 2" in client.get(f"/table/{match.pk}/").content

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -15,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from arena.games import game_choices
+from arena.games import card_texts, game_choices
 from arena.models import Bot, Match
 from arena.people.bridge import AnswerRefused
 from arena.people.tables import TableError, answer, person_seat, person_tables, start_table, table_state
@@ -88,8 +89,13 @@ def _match_of_person(request, match_id: int) -> Match:
 
 @login_required
 def table(request, match_id: int):
+    """The person's table: their seat's view drawn by the game's renderer (as the replay viewer draws
+    a step), the legal actions as labelled buttons, the clock; ``table.js`` keeps it current."""
     match = _match_of_person(request, match_id)
-    return render(request, "webui/table.html", {"match": match, "seat": person_seat(match, request.user)})
+    seats = [{"bot": s.bot_version.bot.name} for s in match.seats.select_related("bot_version__bot").order_by("seat")]
+    return render(request, "webui/table.html", {
+        "match": match, "seat": person_seat(match, request.user), "seats": seats, "card_texts": card_texts(match.game),
+        "decision_seconds": settings.PARLOUR_PERSON_DECISION_SECONDS, "bank_seconds": settings.PARLOUR_PERSON_BANK_SECONDS})
 
 
 @login_required

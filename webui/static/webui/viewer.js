@@ -832,13 +832,22 @@
     if (!live) return;
     var got = this.viewAt(step);
     var game = String(this.header.game || obj(got.view).game || "");
-    var renderer = rendererFor(game);
-    var ctx = new Context(this, got.view, step, got.seatViews);
+    var self = this;
+    drawBoard(live, game, new Context(this, got.view, step, got.seatViews), function (board) {
+      self.markJustMoved(board, game, step);
+    });
+    this.emit("parlour:step", { step: step, perspective: this.perspective, view: got.view, seatViews: got.seatViews });
+  };
+
+  /** Draw ``ctx``'s view with ``game``'s renderer into ``live``: drawn apart, then ``live`` morphed
+   * into it (only what changed is touched); ``decorate(board)`` runs on the fresh board. A renderer
+   * that throws is replaced by the generic outline, with a note. */
+  function drawBoard(live, game, ctx, decorate) {
     live.setAttribute("data-game", game);
-    var board = live.cloneNode(false); // drawn apart, then the live board morphed into it
+    var board = live.cloneNode(false);
     try {
-      renderer.render(ctx, board);
-      this.markJustMoved(board, game, step);
+      rendererFor(game).render(ctx, board);
+      if (decorate) decorate(board);
     } catch (error) {
       clear(board);
       board.appendChild(h("p", { class: "viewer-error", text: "This step could not be drawn as a table (" +
@@ -847,8 +856,21 @@
       if (window.console) console.error(error);
     }
     morph(live, board);
-    this.emit("parlour:step", { step: step, perspective: this.perspective, view: got.view, seatViews: got.seatViews });
-  };
+  }
+
+  /**
+   * One seat's view drawn outside a replay, as a replay's step is: a person's table draws the
+   * observation its seat was sent (webui/static/webui/table.js). ``table``: ``{game, players,
+   * seats: [{bot}], ui}`` (the seats' names, as a replay's header gives them; ``ui``: what the person
+   * opened on the board, kept from one drawing to the next). The view's ``seat`` is the perspective.
+   */
+  function drawView(element, table, view) {
+    table = obj(table);
+    var holder = Object.create(Viewer.prototype); // its seat names and colours, nothing else
+    holder.header = { game: table.game, players: table.players, seats: arr(table.seats) };
+    holder.ui = table.ui || {};
+    drawBoard(element, String(table.game || ""), new Context(holder, view, 0, null));
+  }
 
   /** Highlight the cards that moved at this step (the renderer's justMoved), in the same perspective's views. */
   Viewer.prototype.markJustMoved = function (board, game, step) {
@@ -1424,6 +1446,7 @@
     buildFragment: buildFragment,
     Viewer: Viewer,
     start: start,
+    drawView: drawView,
     // what a renderer (or a panel built on the core) draws with: the DOM without HTML parsing,
     // cards as tiles, the page's card texts, the usual board pieces
     kit: {
