@@ -273,7 +273,7 @@ SPECTATOR_MATCHES = 10
 
 async def http_get(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path: str) -> tuple[int, bytes]:
     """One HTTP/1.1 GET on a kept-alive connection: (status, body)."""
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: bench\r\nAccept: application/json\r\n\r\n".encode())
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\r\n".encode())
     head = await reader.readuntil(b"\r\n\r\n")
     status = int(head.split(b" ", 2)[1])
     headers = {k.strip().lower(): v.strip() for k, _, v in
@@ -337,7 +337,7 @@ def publish_frames(site, match_ids: list[int], every: float, stop: threading.Eve
 
 
 def p95_ms(values: list[float]) -> float | None:
-    return round(statistics.quantiles(values, n=20)[-1] * 1000, 1) if len(values) >= 20 else None
+    return round(statistics.quantiles(values, n=20)[-1] * 1000, 1) if len(values) >= 2 else None
 
 
 def spectators_figures(count: int, seconds: float = 20, every: float = 1.0) -> dict:
