@@ -17,12 +17,14 @@ seconds: long enough for a page that was following it to switch to the stored re
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-import time
+import weakref
 from typing import Any
 
 import redis
+import redis.asyncio as aioredis
 from django.conf import settings
 
 from ..fleet.broker import connection
@@ -131,29 +133,57 @@ def playing_now(client: redis.Redis | None = None) -> set[int]:
     return {int(m) for m in r.smembers(PLAYING)}
 
 
-def wait_for_frames(match_id: int, start: int, timeout: float,
-                    client: redis.Redis | None = None) -> tuple[int, list[Any], bool]:
-    """Long polling's wait: the frames from step ``start`` on as soon as there are any, waiting at
-    most ``timeout`` seconds for the next batch; (the step of the first frame, the frames, whether
-    the match's end was announced meanwhile). Subscribing before reading loses no batch."""
-    r = client or connection()
-    listener = r.pubsub(ignore_subscribe_messages=True)
+_async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = weakref.WeakKeyDictionary()
+
+
+def async_connection() -> aioredis.Redis:
+    """This event loop's client of the platform's Redis (an asyncio client's connections belong to the
+    loop that opened them): the web's long polls wait with it without holding a thread."""
+    loop = asyncio.get_running_loop()
+    client = _async_clients.get(loop)
+    if client is None:
+        url = settings.REDIS_URL
+        if url.startswith("redis+socket://"):  # kombu's spelling of a Unix socket, as arena.fleet.broker reads it
+            client = aioredis.Redis(unix_socket_path=url[len("redis+socket://"):])
+        else:
+            client = aioredis.Redis.from_url(url)
+        _async_clients[loop] = client
+    return client
+
+
+async def encoded_frames(match_id: int, start: int, client: aioredis.Redis) -> tuple[int, list[bytes]]:
+    """live_frames's read for an event loop, the frames as the JSON bytes kept."""
+    first = int(await client.get(first_key(match_id)) or 0)
+    offset = max(0, start - first)
+    return first + offset, await client.lrange(frames_key(match_id), offset, -1)
+
+
+async def await_frames(match_id: int, start: int, timeout: float,
+                       client: aioredis.Redis | None = None) -> tuple[int, list[bytes], bool]:
+    """Long polling's wait, in an event loop (no thread held while it waits): the frames from step
+    ``start`` on (the JSON bytes kept) as soon as there are any, waiting at most ``timeout`` seconds
+    for the next batch; (the step of the first frame, the frames, whether the match's end was
+    announced meanwhile). The frames are read once the subscription is confirmed: no batch is lost."""
+    r = client or async_connection()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    listener = r.pubsub()
     try:
-        listener.subscribe(channel(match_id))
-        first, frames = live_frames(match_id, start, r)
-        deadline = time.monotonic() + timeout
+        await listener.subscribe(channel(match_id))
+        while (await listener.get_message(timeout=max(0.0, deadline - loop.time())) or {}).get("type") != "subscribe":
+            if loop.time() >= deadline:
+                return start, [], False
+        first, frames = await encoded_frames(match_id, start, r)
         while not frames:
-            left = deadline - time.monotonic()
+            left = deadline - loop.time()
             if left <= 0:
                 return first, frames, False
-            message = listener.get_message(timeout=left)
+            message = await listener.get_message(ignore_subscribe_messages=True, timeout=left)
             if message is None or message.get("type") != "message":
                 continue
-            news = json.loads(message["data"])
-            if "end" in news:
-                first, frames = live_frames(match_id, start, r)
+            first, frames = await encoded_frames(match_id, start, r)
+            if "end" in json.loads(message["data"]):
                 return first, frames, True
-            first, frames = live_frames(match_id, start, r)
         return first, frames, False
     finally:
-        listener.close()
+        await listener.aclose()
