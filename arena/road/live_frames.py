@@ -133,6 +133,7 @@ def playing_now(client: redis.Redis | None = None) -> set[int]:
     return {int(m) for m in r.smembers(PLAYING)}
 
 
+ASYNC_CONNECTIONS = 32  # per event loop: a thousand viewers reading at once take turns, not connections
 _async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = weakref.WeakKeyDictionary()
 
 
@@ -144,10 +145,11 @@ def async_connection() -> aioredis.Redis:
     if client is None:
         url = settings.REDIS_URL
         if url.startswith("redis+socket://"):  # kombu's spelling of a Unix socket, as arena.fleet.broker reads it
-            client = aioredis.Redis(unix_socket_path=url[len("redis+socket://"):])
+            pool = aioredis.BlockingConnectionPool(connection_class=aioredis.UnixDomainSocketConnection,
+                                                   path=url[len("redis+socket://"):], max_connections=ASYNC_CONNECTIONS)
         else:
-            client = aioredis.Redis.from_url(url)
-        _async_clients[loop] = client
+            pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=ASYNC_CONNECTIONS)
+        client = _async_clients[loop] = aioredis.Redis(connection_pool=pool)
     return client
 
 
@@ -158,32 +160,122 @@ async def encoded_frames(match_id: int, start: int, client: aioredis.Redis) -> t
     return first + offset, await client.lrange(frames_key(match_id), offset, -1)
 
 
+class Announcements:
+    """One subscription to Redis per event loop, shared by every viewer waiting in it: each match's
+    channel is subscribed once, for as long as someone waits on it (dropped by a sweep once nobody has
+    for ``LINGER`` seconds), and each batch's announcement is handed to that match's waiting viewers."""
+
+    LINGER = 30.0
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.pubsub = client.pubsub()
+        self.inboxes: dict[str, set[asyncio.Queue]] = {}
+        self.confirmed: dict[str, asyncio.Future] = {}  # a channel's subscription, done once Redis said so
+        self.idle_since: dict[str, float] = {}
+        self.reader: asyncio.Task | None = None
+        self.broken = False  # the subscription failed: the next wait starts a new one
+
+    async def join(self, name: str, inbox: asyncio.Queue) -> None:
+        """Hand ``name``'s announcements to ``inbox`` from now on: returns once Redis confirmed the
+        subscription, so that no batch announced after this returns is missed."""
+        self.inboxes.setdefault(name, set()).add(inbox)
+        self.idle_since.pop(name, None)
+        if name not in self.confirmed:
+            self.confirmed[name] = asyncio.get_running_loop().create_future()
+            try:
+                await self.pubsub.subscribe(name)
+            except Exception as exc:
+                self.fail(exc)
+                raise
+        if self.reader is None or self.reader.done():
+            self.reader = asyncio.get_running_loop().create_task(self.read())
+        await asyncio.shield(self.confirmed[name])
+
+    def leave(self, name: str, inbox: asyncio.Queue) -> None:
+        inboxes = self.inboxes.get(name, set())
+        inboxes.discard(inbox)
+        if not inboxes:
+            self.idle_since[name] = asyncio.get_running_loop().time()
+
+    async def read(self) -> None:
+        try:
+            while self.pubsub.subscribed:
+                message = await self.pubsub.get_message(timeout=1.0)
+                if message is not None:
+                    self.hand_out(message)
+                await self.sweep()
+        except Exception as exc:  # noqa: BLE001 - Redis gone: the waiting viewers' polls end empty at their deadline
+            log.warning("live frames: the subscription failed (%s)", exc)
+            self.fail(exc)
+
+    def fail(self, exc: Exception) -> None:
+        self.broken = True
+        for future in self.confirmed.values():
+            if not future.done():
+                future.set_exception(exc)
+                future.exception()  # said: whoever waits for it gets it, nobody else is warned
+
+    def hand_out(self, message: dict) -> None:
+        name = message["channel"].decode()
+        if message["type"] == "subscribe":
+            future = self.confirmed.get(name)
+            if future is not None and not future.done():
+                future.set_result(None)
+        elif message["type"] == "message":
+            for inbox in self.inboxes.get(name, ()):
+                inbox.put_nowait(message["data"])
+
+    async def sweep(self) -> None:
+        now = asyncio.get_running_loop().time()
+        gone = [name for name, since in self.idle_since.items() if now - since > self.LINGER]
+        for name in gone:
+            del self.idle_since[name]
+            self.inboxes.pop(name, None)
+            self.confirmed.pop(name, None)
+        if gone:
+            await self.pubsub.unsubscribe(*gone)
+
+
+_announcements: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Announcements] = weakref.WeakKeyDictionary()
+
+
+def announcements(client: aioredis.Redis) -> Announcements:
+    """This event loop's Announcements (a new one after a failure)."""
+    loop = asyncio.get_running_loop()
+    held = _announcements.get(loop)
+    if held is None or getattr(held, "broken", False):
+        held = _announcements[loop] = Announcements(client)
+    return held
+
+
 async def await_frames(match_id: int, start: int, timeout: float,
                        client: aioredis.Redis | None = None) -> tuple[int, list[bytes], bool]:
     """Long polling's wait, in an event loop (no thread held while it waits): the frames from step
     ``start`` on (the JSON bytes kept) as soon as there are any, waiting at most ``timeout`` seconds
     for the next batch; (the step of the first frame, the frames, whether the match's end was
-    announced meanwhile). The frames are read once the subscription is confirmed: no batch is lost."""
+    announced meanwhile). The viewers waiting in one process share one subscription (Announcements);
+    the frames are read once it is confirmed: no batch is lost."""
     r = client or async_connection()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    listener = r.pubsub()
+    hub, name, inbox = announcements(r), channel(match_id), asyncio.Queue()
     try:
-        await listener.subscribe(channel(match_id))
-        while (await listener.get_message(timeout=max(0.0, deadline - loop.time())) or {}).get("type") != "subscribe":
-            if loop.time() >= deadline:
-                return start, [], False
+        try:
+            await asyncio.wait_for(hub.join(name, inbox), timeout)
+        except asyncio.TimeoutError:
+            return start, [], False
         first, frames = await encoded_frames(match_id, start, r)
         while not frames:
             left = deadline - loop.time()
             if left <= 0:
                 return first, frames, False
-            message = await listener.get_message(ignore_subscribe_messages=True, timeout=left)
-            if message is None or message.get("type") != "message":
-                continue
+            try:
+                news = await asyncio.wait_for(inbox.get(), left)
+            except asyncio.TimeoutError:
+                return first, frames, False
             first, frames = await encoded_frames(match_id, start, r)
-            if "end" in json.loads(message["data"]):
+            if "end" in json.loads(news):
                 return first, frames, True
         return first, frames, False
     finally:
-        await listener.aclose()
+        hub.leave(name, inbox)
