@@ -2,12 +2,16 @@
 public frames from step N on as soon as there are any, else after at most ``PARLOUR_LIVE_WAIT`` seconds
 an empty list, from the frames the arena keeps in Redis (``arena/road/live_frames.py``).
 
-These are the site's asynchronous views (the API's live endpoint shares them): a waiting viewer is
-a coroutine waiting on its Redis subscription in the worker's event loop, not a thread, so a
-thousand viewers wait in one process while the pages (synchronous views, each run in a thread of its
-own by Django's ASGI handler) answer as usual (``python -m webui serve`` runs uvicorn workers). Long
-polling rather than Server-Sent Events: it passes every proxy as plain requests, and a viewer who
-left holds nothing past its last poll.
+A waiting viewer is a coroutine in the worker's event loop (``python -m webui serve`` runs uvicorn
+workers), not a thread: the viewers waiting in one process share one Redis subscription
+(``arena.road.live_frames.await_frames``), so a thousand viewers wait while the pages (synchronous
+views, each run in a thread of its own by Django's ASGI handler) answer as usual. live.json, read
+once a frame by every viewer, is answered ahead of Django's handler (``serve_live``, routed by
+parlour_site/asgi.py): the same answer as the Django view ``live_json`` (the one for a test client or
+a WSGI server), without the middleware a public JSON answer does not need. The API's live endpoint
+(webui/api/matches.py) is an asynchronous view sharing ``live_body``. Long polling rather than
+Server-Sent Events: it passes every proxy as plain requests, and a viewer who left holds nothing
+past its last poll.
 
 The match's status is read from the database at most once a second per process, whatever the
 number of its viewers (``Statuses``), and again when the match's end is announced.
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -93,6 +98,30 @@ async def live_body(match_id: int, start: int) -> bytes:
     return b'{"status":"%s","first":%d,"frames":[%s]}' % (status.encode(), first, b",".join(frames))
 
 
+def start_step(query: str) -> int:
+    """The ``from`` of a query string (Http404 when it is not a step number)."""
+    try:
+        return max(0, int(parse_qs(query).get("from", ["0"])[-1]))
+    except ValueError:
+        raise Http404("from must be a step number") from None
+
+
+async def serve_live(scope: dict, send, match_id: int) -> None:
+    """live.json as an ASGI endpoint, ahead of Django's handler (parlour_site/asgi.py): the same
+    answer as ``live_json`` without the middleware, the request signals and their thread hops, which
+    cost a page's worth for a public JSON answer read once a frame by every viewer (25 times the
+    time of the answer itself, measured)."""
+    try:
+        status, body = 200, await live_body(match_id, start_step(scope["query_string"].decode("latin-1")))
+    except Http404 as exc:
+        status, body = 404, str(exc).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json" if status == 200 else b"text/plain"),
+                            (b"content-length", b"%d" % len(body)), (b"cache-control", b"no-store"),
+                            (b"x-content-type-options", b"nosniff")]})
+    await send({"type": "http.response.body", "body": body})
+
+
 def live_response(body: bytes) -> HttpResponse:
     response = HttpResponse(body, content_type="application/json")
     response["Cache-Control"] = "no-store"
@@ -103,8 +132,4 @@ async def live_json(request, match_id: int) -> HttpResponse:
     """A running match's public frames from step ``from`` on (long polling): ``{"status", "first",
     "frames"}``, ``first`` being the step of the first frame returned. Once the match is recorded,
     ``status`` says so and the whole replay is at ``replay.json``."""
-    try:
-        start = max(0, int(request.GET.get("from", 0)))
-    except ValueError:
-        raise Http404("from must be a step number") from None
-    return live_response(await live_body(match_id, start))
+    return live_response(await live_body(match_id, start_step(request.META.get("QUERY_STRING", ""))))
