@@ -174,6 +174,8 @@ class Announcements:
         self.idle_since: dict[str, float] = {}
         self.reader: asyncio.Task | None = None
         self.broken = False  # the subscription failed: the next wait starts a new one
+        # one (un)subscribe at a time: two at once on a fresh PubSub would each open a connection
+        self.commands = asyncio.Lock()
 
     async def join(self, name: str, inbox: asyncio.Queue) -> None:
         """Hand ``name``'s announcements to ``inbox`` from now on: returns once Redis confirmed the
@@ -183,7 +185,8 @@ class Announcements:
         if name not in self.confirmed:
             self.confirmed[name] = asyncio.get_running_loop().create_future()
             try:
-                await self.pubsub.subscribe(name)
+                async with self.commands:
+                    await self.pubsub.subscribe(name)
             except Exception as exc:
                 self.fail(exc)
                 raise
@@ -233,7 +236,8 @@ class Announcements:
             self.inboxes.pop(name, None)
             self.confirmed.pop(name, None)
         if gone:
-            await self.pubsub.unsubscribe(*gone)
+            async with self.commands:
+                await self.pubsub.unsubscribe(*gone)
 
 
 _announcements: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Announcements] = weakref.WeakKeyDictionary()

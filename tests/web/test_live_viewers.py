@@ -1,6 +1,6 @@
 """Many viewers following a live match through the real served site (`python -m webui serve
 --workers 1 --threads 2`): their long polls wait in the worker's event loop, holding no thread,
-while the pages answer; a frame written to Redis reaches every waiting viewer, through the page's
+while the pages answer; a frame written to Redis reaches every waiting viewer of each match, through the page's
 road (live.json) and the API's alike."""
 from __future__ import annotations
 
@@ -46,8 +46,10 @@ def site(tmp_path_factory):
 
 
 def test_forty_waiting_viewers_hold_no_thread_the_pages_answer_and_a_frame_reaches_them_all(site) -> None:
-    match_id = make_match(site, "live/viewers", "tussie-mussie", 2, "running")
-    paths = [f"/matches/{match_id}/live.json?from=0"] * (VIEWERS - 10) + [f"/api/v1/matches/{match_id}/live?from=0"] * 10
+    # two matches, whose subscriptions the worker's viewers share, made at once
+    matches = [make_match(site, f"live/viewers/{i}", "tussie-mussie", 2, "running") for i in range(2)]
+    paths = [f"/matches/{matches[i % 2]}/live.json?from=0" for i in range(VIEWERS - 10)] + \
+        [f"/api/v1/matches/{matches[i % 2]}/live?from=0" for i in range(10)]
 
     async def watch() -> None:
         viewers = [asyncio.create_task(get(site.port, path)) for path in paths]
@@ -63,7 +65,8 @@ def test_forty_waiting_viewers_hold_no_thread_the_pages_answer_and_a_frame_reach
         worker_threads = sum(p.num_threads() for p in workers(site))
         assert worker_threads < VIEWERS // 4, f"{worker_threads} threads in the worker for {VIEWERS} waiting viewers"
 
-        LiveMatch(match_id, site.redis()).add(0, [json.dumps({"k": {"step": 0}})])
+        for match_id in matches:
+            LiveMatch(match_id, site.redis()).add(0, [json.dumps({"k": {"step": 0}})])
         answers = await asyncio.wait_for(asyncio.gather(*viewers), timeout=10)
         assert [status for status, _ in answers] == [200] * VIEWERS
         assert {body for _, body in answers} == {b'{"status":"running","first":0,"frames":[{"k": {"step": 0}}]}'}
