@@ -14,6 +14,9 @@ to a capped list, and announces each batch on a channel:
 
 Once the match is recorded (its replay on disk), the keys expire after ``PARLOUR_LIVE_KEEP_SECONDS``
 seconds: long enough for a page that was following it to switch to the stored replay.
+
+The web's viewers wait for the next batch in an event loop (``await_frames``), all those of one
+process on one subscription (``Announcements``), holding no thread while they wait.
 """
 from __future__ import annotations
 
