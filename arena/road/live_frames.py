@@ -166,12 +166,15 @@ async def encoded_frames(match_id: int, start: int, client: aioredis.Redis) -> t
 class Announcements:
     """One subscription to Redis per event loop, shared by every viewer waiting in it: each match's
     channel is subscribed once, for as long as someone waits on it (dropped by a sweep once nobody has
-    for ``LINGER`` seconds), and each batch's announcement is handed to that match's waiting viewers."""
+    for ``LINGER`` seconds). Each batch announced is read once, from its first step on, and handed
+    with its announcement to that match's waiting viewers: a crowd at the head reads Redis once."""
 
     LINGER = 30.0
 
     def __init__(self, client: aioredis.Redis) -> None:
+        self.client = client
         self.pubsub = client.pubsub()
+        self.reads: set[asyncio.Task] = set()  # the batches being read (held: a task is otherwise lost)
         self.inboxes: dict[str, set[asyncio.Queue]] = {}
         self.confirmed: dict[str, asyncio.Future] = {}  # a channel's subscription, done once Redis said so
         self.idle_since: dict[str, float] = {}
@@ -227,9 +230,22 @@ class Announcements:
             future = self.confirmed.get(name)
             if future is not None and not future.done():
                 future.set_result(None)
-        elif message["type"] == "message":
-            for inbox in self.inboxes.get(name, ()):
-                inbox.put_nowait(message["data"])
+        elif message["type"] == "message" and self.inboxes.get(name):
+            read = asyncio.get_running_loop().create_task(
+                self.read_batch(name, json.loads(message["data"]), list(self.inboxes[name])))
+            self.reads.add(read)
+            read.add_done_callback(self.reads.discard)
+
+    async def read_batch(self, name: str, news: dict, inboxes: list[asyncio.Queue]) -> None:
+        """(the announcement, the frames from the batch's first step on: (step, frames), or None)."""
+        batch = None
+        if "first" in news:
+            try:
+                batch = await encoded_frames(int(name.rsplit(":", 1)[1]), news["first"], self.client)
+            except Exception as exc:  # noqa: BLE001 - each viewer reads for itself then
+                log.warning("live frames: %s unread (%s)", name, exc)
+        for inbox in inboxes:
+            inbox.put_nowait((news, batch))
 
     async def sweep(self) -> None:
         now = asyncio.get_running_loop().time()
@@ -277,11 +293,14 @@ async def await_frames(match_id: int, start: int, timeout: float,
             if left <= 0:
                 return first, frames, False
             try:
-                news = await asyncio.wait_for(inbox.get(), left)
+                news, batch = await asyncio.wait_for(inbox.get(), left)
             except asyncio.TimeoutError:
                 return first, frames, False
-            first, frames = await encoded_frames(match_id, start, r)
-            if "end" in json.loads(news):
+            if batch is not None and batch[0] == start:
+                first, frames = batch  # what this viewer would read: the batch the others read
+            else:
+                first, frames = await encoded_frames(match_id, start, r)
+            if "end" in news:
                 return first, frames, True
         return first, frames, False
     finally:
