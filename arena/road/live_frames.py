@@ -194,7 +194,7 @@ class Announcements:
                 async with self.commands:
                     await self.pubsub.subscribe(name)
             except Exception as exc:
-                self.fail(exc)
+                await self.fail(exc)
                 raise
         if self.reader is None or self.reader.done():
             self.reader = asyncio.get_running_loop().create_task(self.read())
@@ -215,14 +215,19 @@ class Announcements:
                 await self.sweep()
         except Exception as exc:  # noqa: BLE001 - Redis gone: the waiting viewers' polls end empty at their deadline
             log.warning("live frames: the subscription failed (%s)", exc)
-            self.fail(exc)
+            await self.fail(exc)
 
-    def fail(self, exc: Exception) -> None:
+    async def fail(self, exc: Exception) -> None:
+        """Redis failed this subscription: the next wait starts a new one; this one's connection is let go."""
         self.broken = True
         for future in self.confirmed.values():
             if not future.done():
                 future.set_exception(exc)
                 future.exception()  # said: whoever waits for it gets it, nobody else is warned
+        try:
+            await self.pubsub.aclose()
+        except Exception:  # noqa: BLE001 - already gone with the connection
+            pass
 
     def hand_out(self, message: dict) -> None:
         name = message["channel"].decode()
@@ -266,7 +271,7 @@ def announcements(client: aioredis.Redis) -> Announcements:
     """This event loop's Announcements (a new one after a failure)."""
     loop = asyncio.get_running_loop()
     held = _announcements.get(loop)
-    if held is None or getattr(held, "broken", False):
+    if held is None or held.broken:
         held = _announcements[loop] = Announcements(client)
     return held
 
