@@ -18,6 +18,16 @@ mark), median of three loads, and the first view of a freshly recorded copy (``f
 time a page joining it live at two thirds takes to show the newest frame (``live_catch_up_ms``); and the size of the first part the viewer fetches (everything but the
 seats' own views, which it fetches when a seat's perspective is picked: webui/views/matches.py).
 Targets: <= 1.5 MB on the wire, ready, first view and live catch-up <= 1 s on localhost.
+
+Then spectators (``--spectators N``, default 1,000; 0 skips): N viewers, asyncio clients on raw
+sockets in this process, follow 10 running matches through one web service (``python -m webui serve``
+with its default workers, tests/browser_site.py) as the page's viewer.js does, a long poll of
+live.json from the next step, again at once. No bots play: a thread writes one frame per match per
+second through ``arena.road.live_frames.LiveMatch``, as the arena's runner writes them, each frame
+saying when it was written. After 10 s to connect everyone, for 20 s: the home page's p95 (a new
+visitor's request, four a second) and the p95 delay from a frame written to Redis to a viewer
+reading it (``"spectators": {"1000": {"home_p95_ms", "frame_delay_p95_ms", ...}}``). Targets: both
+<= 1 s. The clients share the machine's cores with the site.
 """
 from __future__ import annotations
 
