@@ -59,7 +59,7 @@ def test_forty_waiting_viewers_hold_no_thread_the_pages_answer_and_a_frame_reach
             assert asyncio.get_running_loop().time() < deadline, f"{held} of {VIEWERS} viewers accepted"
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.5)  # and reads their requests (a frame written before a poll waits reaches it too)
-        status, page = await get(site.port, "/")
+        status, page = await asyncio.wait_for(get(site.port, "/"), 10)  # (a threaded server: never, all busy)
         assert status == 200 and b"Parlour" in page
         assert not any(v.done() for v in viewers), "the page answered while every viewer still waited"
         worker_threads = sum(p.num_threads() for p in workers(site))
