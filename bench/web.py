@@ -19,6 +19,16 @@ time a page joining it live at two thirds takes to show the newest frame (``live
 seats' own views, which it fetches when a seat's perspective is picked: webui/views/matches.py).
 Targets: <= 1.5 MB on the wire, ready, first view and live catch-up <= 1 s on localhost.
 
+Then spectators (``--spectators N``, default 1,000; 0 skips): N viewers, asyncio clients on raw
+sockets in this process, follow 10 running matches through one web service (``python -m webui serve``
+with its default workers, tests/browser_site.py) as the page's viewer.js does, a long poll of
+live.json from the next step, again at once. No bots play: a thread writes one frame per match per
+second through ``arena.road.live_frames.LiveMatch``, as the arena's runner writes them, each frame
+saying when it was written. After 10 s to connect everyone, for 20 s: the home page's p95 (a new
+visitor's request, four a second) and the p95 delay from a frame written to Redis to a viewer
+reading it (``"spectators": {"1000": {"home_p95_ms", "frame_delay_p95_ms", ...}}``). Targets: both
+<= 1 s. The clients share the machine's cores with the site.
+
 Then ``--people N`` (default 50; 0 skips it; ``--people-only`` runs nothing else) people play at once
 against an instant house bot through a real site, worker and referee (bench/people_load.py): from
 the answer's POST to the page's state showing the next decision, median <= 300 ms and p95 <= 1 s,
@@ -27,6 +37,7 @@ and the CPU each decision costs. Recorded in its own section (web/people).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gzip
 import json
 import os
@@ -34,6 +45,7 @@ import random
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import types
 from pathlib import Path
@@ -269,6 +281,124 @@ def live_catch_up_ms(site, browser, replay: Path, players: int) -> int:
     return round(elapsed * 1000)
 
 
+# --- spectators: many viewers following live matches through one web service (issue 39) -------------
+
+SPECTATOR_MATCHES = 10
+
+
+async def http_get(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path: str) -> tuple[int, bytes]:
+    """One HTTP/1.1 GET on a kept-alive connection: (status, body)."""
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\r\n".encode())
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    headers = {k.strip().lower(): v.strip() for k, _, v in
+               (line.partition(b":") for line in head.split(b"\r\n")[1:] if line)}
+    if b"content-length" in headers:
+        return status, await reader.readexactly(int(headers[b"content-length"]))
+    body = b""
+    while True:  # chunked
+        size = int((await reader.readuntil(b"\r\n")).strip(), 16)
+        chunk = await reader.readexactly(size + 2)
+        if not size:
+            return status, body
+        body += chunk[:-2]
+
+
+async def spectator(port: int, match_id: int, measuring: dict, delays: list[float], errors: list[str]) -> None:
+    """A viewer as the page's viewer.js follows a live match: a long poll from the next step, again at once."""
+    start = 0
+    while not measuring["over"]:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            try:
+                while not measuring["over"]:
+                    status, body = await http_get(reader, writer, f"/matches/{match_id}/live.json?from={start}")
+                    now = time.time()
+                    if status != 200:
+                        raise OSError(f"HTTP {status}")
+                    news = json.loads(body)
+                    delays.extend(now - f["d"]["sent"] for f in news["frames"] if f["d"]["sent"] >= measuring["from"])
+                    start = news["first"] + len(news["frames"])
+            finally:
+                writer.close()
+        except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+            errors.append(type(exc).__name__)
+            await asyncio.sleep(1)
+
+
+async def home_prober(port: int, measuring: dict, times: list[float]) -> None:
+    """The home page as a new visitor asks for it (a new connection), four times a second."""
+    while not measuring["over"]:
+        started = time.perf_counter()
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        status, _ = await http_get(reader, writer, "/")
+        writer.close()
+        if time.time() >= measuring["from"] and status == 200:
+            times.append(time.perf_counter() - started)
+        await asyncio.sleep(0.25)
+
+
+def publish_frames(site, match_ids: list[int], every: float, stop: threading.Event) -> None:
+    """The arena's side, without bots: a frame for each match every ``every`` seconds, written through
+    LiveMatch as the runner writes them, each saying when it was written."""
+    from arena.road.live_frames import LiveMatch
+
+    feeds = [LiveMatch(m, site.redis()) for m in match_ids]
+    step = 0
+    while not stop.wait(every):
+        for feed in feeds:
+            feed.add(step, [json.dumps({"d": {"sent": time.time()}})])
+        step += 1
+
+
+def p95_ms(values: list[float]) -> float | None:
+    return round(statistics.quantiles(values, n=20)[-1] * 1000, 1) if len(values) >= 2 else None
+
+
+def spectators_figures(count: int, seconds: float = 20, every: float = 1.0) -> dict:
+    """``count`` viewers spread over SPECTATOR_MATCHES running matches, following them through one site
+    (``python -m webui serve`` with its default workers) while frames come at a steady rate: the home
+    page's p95 and the p95 delay from a frame written to Redis to a viewer reading it."""
+    import resource
+
+    from browser_site import make_match, running_site
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4 * count + 1024)), hard))
+    with tempfile.TemporaryDirectory() as home, running_site(Path(home), serve_args=()) as site:
+        match_ids = [make_match(site, f"bench/spectators/{i}", "tussie-mussie", 2, "running")
+                     for i in range(SPECTATOR_MATCHES)]
+        stop = threading.Event()
+        publisher = threading.Thread(target=publish_frames, args=(site, match_ids, every, stop), daemon=True)
+        publisher.start()
+        delays: list[float] = []
+        home_times: list[float] = []
+        errors: list[str] = []
+
+        async def run() -> None:
+            measuring = {"from": time.time() + 10, "over": False}  # 10 s to connect everyone first
+            viewers = []
+            for i in range(count):
+                viewers.append(asyncio.create_task(
+                    spectator(site.port, match_ids[i % len(match_ids)], measuring, delays, errors)))
+                if i % 50 == 49:
+                    await asyncio.sleep(0.1)
+            prober = asyncio.create_task(home_prober(site.port, measuring, home_times))
+            await asyncio.sleep(max(0.0, measuring["from"] - time.time()) + seconds)
+            measuring["over"] = True
+            for task in [*viewers, prober]:
+                task.cancel()
+            await asyncio.gather(*viewers, prober, return_exceptions=True)
+
+        asyncio.run(run())
+        stop.set()
+        publisher.join()
+    expected = seconds / every * count
+    return {"home_p95_ms": p95_ms(home_times), "home_requests": len(home_times),
+            "frame_delay_p95_ms": p95_ms(delays), "frames_read": len(delays),
+            "frames_read_share": round(len(delays) / expected, 2), "errors": len(errors)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=10_000)
@@ -276,6 +406,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=30)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--no-replay", action="store_true", help="skip the replay's wire size and viewer time")
+    parser.add_argument("--spectators", type=int, default=1000,
+                        help="viewers following live matches through one web service (0: skip)")
     add_people_flags(parser)
     add_record_flag(parser)
     args = parser.parse_args()
@@ -312,6 +444,8 @@ def main() -> None:
                                 "trivial_ms": round(bot_trivial, 3), "fresh_ms": round(bot_fresh_ms, 3)}}
     if not args.no_replay:
         figures.update(replay_figures())
+    if args.spectators:
+        figures["spectators"] = {str(args.spectators): spectators_figures(args.spectators)}
     if args.people:
         figures.update(people_figures(args.people, args.people_poll_ms))
     if args.record:
@@ -340,6 +474,10 @@ def main() -> None:
             print(f"a freshly recorded one's first view {figures['first_view_ms']} ms · joining it live at two thirds, "
                   f"at the head in {figures['live_catch_up_ms']} ms (targets <= 1000 ms) · a step forward "
                   f"{figures['step_ms']} ms (target <= 50 ms)")
+    for count, seen in figures.get("spectators", {}).items():
+        print(f"{count} spectators following {SPECTATOR_MATCHES} live matches: the home page's p95 {seen['home_p95_ms']} ms, "
+              f"a frame's delay to its viewers p95 {seen['frame_delay_p95_ms']} ms (targets <= 1000 ms; "
+              f"{seen['frames_read_share']:.0%} of the frames read, {seen['errors']} errors)")
 
 
 def record_results(f: dict) -> None:
@@ -371,6 +509,13 @@ def record_results(f: dict) -> None:
                       f"≤ 1,000 ms: {verdict(f['live_catch_up_ms'] <= 1000)}"],
                      ["a step forward (median of 40, from its middle)", f"{f['step_ms']} ms", "click to layout",
                       f"≤ 50 ms: {verdict(f['step_ms'] <= 50)}"]]
+    for count, seen in f.get("spectators", {}).items():
+        rows += [[f"the home page's p95 with {int(count):,} spectators following live matches",
+                  f"{seen['home_p95_ms']} ms", f"{seen['home_requests']} requests, one web service (default workers)",
+                  f"≤ 1,000 ms: {verdict((seen['home_p95_ms'] or 1e9) <= 1000)}"],
+                 ["a frame's delay from Redis to its viewers (p95)", f"{seen['frame_delay_p95_ms']} ms",
+                  f"{seen['frames_read_share']:.0%} of the frames read, {seen['errors']} errors",
+                  f"≤ 1,000 ms: {verdict((seen['frame_delay_p95_ms'] or 1e9) <= 1000)}"]]
     record("web", "Web: pages with a big database, a big replay",
            f"A fresh SQLite database with {f['bots']:,} bots rated on one ladder and {f['matches']:,} finished "
            "matches; each page's median time through Django's test client (the server's time, no network) "

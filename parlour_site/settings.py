@@ -80,10 +80,12 @@ INSTALLED_APPS = [
     "webui",
 ]
 
+# every one serves synchronous and asynchronous views alike: a synchronous-only middleware would
+# put each request, a live viewer's long poll included, in a thread for as long as it lasts
+# (an oversized body is refused before Django reads it: webui/body_limit.py wraps the ASGI application)
 MIDDLEWARE = [
-    "webui.body_limit.BodyLimit",  # first: an oversized body is refused before anything reads it
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",  # the static files, from the site's own process
+    "webui.static_files.StaticFiles",  # the static files (WhiteNoise), from the site's own process
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -1,4 +1,5 @@
-"""The WSGI application, for gunicorn (``python -m webui serve``) or any other WSGI server."""
+"""The WSGI application, for a WSGI server; ``python -m webui serve`` serves the ASGI one (parlour_site.asgi),
+where a live viewer's long poll holds no thread."""
 import os
 
 from django.core.wsgi import get_wsgi_application

@@ -36,8 +36,10 @@ def redis_server_binary() -> str:
 class Site:
     """The site on a free port, with its own home folder, SQLite database and Redis."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, serve_args: tuple[str, ...] = ("--workers", "1", "--threads", "4")) -> None:
+        """``serve_args``: the options of ``python -m webui serve`` (none: its defaults)."""
         self.home = home
+        self.serve_args = list(serve_args)
         self.socket = home / "redis.socket"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -51,7 +53,7 @@ class Site:
             [redis_server_binary(), "--port", "0", "--unixsocket", str(self.socket), "--save", "", "--appendonly", "no",
              "--dir", str(self.home)], stdout=subprocess.DEVNULL))
         self.processes.append(subprocess.Popen(
-            [sys.executable, "-m", "webui", "serve", "--port", str(self.port), "--workers", "1", "--threads", "4"],
+            [sys.executable, "-m", "webui", "serve", "--port", str(self.port), *self.serve_args],
             env=self.env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True))
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -91,8 +93,8 @@ class Site:
 
 
 @contextmanager
-def running_site(home: Path):
-    site = Site(home)
+def running_site(home: Path, **options):
+    site = Site(home, **options)
     try:
         yield site.start()
     finally:

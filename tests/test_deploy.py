@@ -39,7 +39,7 @@ DOTENV = {"PARLOUR_OPERATOR_TOKEN": secrets.token_urlsafe(12), "DJANGO_SECRET_KE
 # the operator's tunables for a short test: a ladder of one game ticking every second, retries soon
 TUNING = {"PARLOUR_LADDER_GAMES": "tussie-mussie", "PARLOUR_LADDER_EVERY": "1", "PARLOUR_LADDER_OPEN": "2",
           "PARLOUR_LADDER_HOUSE_BOTS": "random,greedy", "PARLOUR_RETRY_MAX_DELAY": "2", "PARLOUR_WORKERS": "2",
-          "PARLOUR_WEB_WORKERS": "1", "PARLOUR_WEB_THREADS": "4", "PARLOUR_RECONCILE_EVERY": "3"}
+          "PARLOUR_WEB_WORKERS": "1", "PARLOUR_RECONCILE_EVERY": "3"}
 
 
 def interpolate(text: str) -> str:

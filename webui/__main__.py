@@ -2,8 +2,11 @@
 the database; ``python -m webui check VERSION_ID`` schedules an upload's check match again.
 
 ``serve`` migrates, collects the static files (gzipped too) into ``PARLOUR_HOME/static``, then
-becomes gunicorn serving ``parlour_site.wsgi`` (threaded workers: a live match's viewers
-wait in long polls, webui/views/matches.py); WhiteNoise serves the static files from there.
+becomes gunicorn running ``--workers`` uvicorn workers serving ``parlour_site.asgi``: each worker an
+event loop where a live match's viewers wait in long polls without holding a thread
+(webui/views/live.py), while each page, a synchronous view, runs in a thread of its own (Django's
+ASGI handler). Gunicorn restarts a worker that dies or hangs. WhiteNoise serves the static files from
+``PARLOUR_HOME/static`` (webui/static_files.py).
 """
 from __future__ import annotations
 
@@ -21,8 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, help="gunicorn worker processes (default: PARLOUR_WEB_WORKERS)")
-    serve.add_argument("--threads", type=int, help="threads per worker: a viewer's long poll of a live match "
-                                                   "holds one (default: PARLOUR_WEB_THREADS)")
+    # the threaded server's option, still taken by scripts written for it: an ASGI worker needs no
+    # thread count (each page gets a thread of its own, a waiting viewer none)
+    serve.add_argument("--threads", type=int, help=argparse.SUPPRESS)
     commands.add_parser("migrate", help="create or update the database tables")
     check = commands.add_parser("check", help="schedule a version's check match again (a worker plays it)")
     check.add_argument("version_id", type=int)
@@ -52,11 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     from django.conf import settings
 
     workers = settings.PARLOUR_WEB_WORKERS if args.workers is None else args.workers
-    threads = settings.PARLOUR_WEB_THREADS if args.threads is None else args.threads
-    os.execvp(sys.executable, [sys.executable, "-m", "gunicorn", "parlour_site.wsgi:application",
+    os.execvp(sys.executable, [sys.executable, "-m", "gunicorn", "parlour_site.asgi:application",
                                "--bind", f"{args.host}:{args.port}", "--workers", str(workers),
-                               "--worker-class", "gthread", "--threads", str(threads),
-                               "--timeout", "120"])
+                               "--worker-class", "uvicorn_worker.UvicornWorker", "--timeout", "120"])
     return 0  # not reached: gunicorn took the process over
 
 

@@ -17,7 +17,7 @@ def _hosts(value: str | list[str]) -> list[str]:
 
 @environ.config(prefix="PARLOUR")
 class WebEnvironment:
-    """The web (`python -m webui serve`: gunicorn serving the Django site)."""
+    """The web (`python -m webui serve`: gunicorn running uvicorn workers serving the Django site)."""
 
     secret_key: str = environ.var("", name="DJANGO_SECRET_KEY",
                                   help="Django's secret key (unset: one made once and kept in PARLOUR_HOME/secret_key)")
@@ -37,6 +37,5 @@ class WebEnvironment:
     login_failures: int = environ.var(5, converter=int,
                                       help="failed logins of one account from one address before a lock-out")
     login_cooloff_hours: float = environ.var(0.25, converter=float, help="hours a lock-out lasts")
-    web_workers: int = environ.var(2, converter=int, help="gunicorn worker processes")
-    web_threads: int = environ.var(8, converter=int,
-                                   help="threads per worker (a viewer's long poll of a live match holds one)")
+    web_workers: int = environ.var(2, converter=int, help="web worker processes (each an event loop: "
+                                                          "live viewers wait in it, pages run in threads)")

@@ -3,8 +3,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from .api import api
-from .views import (access_tokens, accounts, bots, challenges, comparisons, exports, home, ladders, learn, matches,
-                    operator, people, tournaments, uploads, webhooks)
+from .views import (access_tokens, accounts, bots, challenges, comparisons, exports, home, ladders, learn, live,
+                    matches, operator, people, tournaments, uploads, webhooks)
 
 urlpatterns = [
     path("api/v1/", api.urls),
@@ -49,7 +49,7 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/enter/", tournaments.tournament_enter, name="tournament_enter"),
     path("matches/<int:match_id>/", matches.match_page, name="match"),
     path("matches/<int:match_id>/replay.json", matches.replay_json, name="replay_json"),
-    path("matches/<int:match_id>/live.json", matches.live_json, name="live_json"),
+    path("matches/<int:match_id>/live.json", live.live_json, name="live_json"),
     path("matches/<int:match_id>/replay.json.gz", matches.replay_download, name="replay_download"),
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/tokens/", access_tokens.access_tokens, name="access_tokens"),

@@ -14,15 +14,20 @@ to a capped list, and announces each batch on a channel:
 
 Once the match is recorded (its replay on disk), the keys expire after ``PARLOUR_LIVE_KEEP_SECONDS``
 seconds: long enough for a page that was following it to switch to the stored replay.
+
+The web's viewers wait for the next batch in an event loop (``await_frames``), all those of one
+process on one subscription (``Announcements``), holding no thread while they wait.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-import time
+import weakref
 from typing import Any
 
 import redis
+import redis.asyncio as aioredis
 from django.conf import settings
 
 from ..fleet.broker import connection
@@ -131,29 +136,177 @@ def playing_now(client: redis.Redis | None = None) -> set[int]:
     return {int(m) for m in r.smembers(PLAYING)}
 
 
-def wait_for_frames(match_id: int, start: int, timeout: float,
-                    client: redis.Redis | None = None) -> tuple[int, list[Any], bool]:
-    """Long polling's wait: the frames from step ``start`` on as soon as there are any, waiting at
-    most ``timeout`` seconds for the next batch; (the step of the first frame, the frames, whether
-    the match's end was announced meanwhile). Subscribing before reading loses no batch."""
-    r = client or connection()
-    listener = r.pubsub(ignore_subscribe_messages=True)
+ASYNC_CONNECTIONS = 32  # per event loop: a thousand viewers reading at once take turns, not connections
+_async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = weakref.WeakKeyDictionary()
+
+
+def async_connection() -> aioredis.Redis:
+    """This event loop's client of the platform's Redis (an asyncio client's connections belong to the
+    loop that opened them): the web's long polls wait with it without holding a thread."""
+    loop = asyncio.get_running_loop()
+    client = _async_clients.get(loop)
+    if client is None:
+        url = settings.REDIS_URL
+        if url.startswith("redis+socket://"):  # kombu's spelling of a Unix socket, as arena.fleet.broker reads it
+            pool = aioredis.BlockingConnectionPool(connection_class=aioredis.UnixDomainSocketConnection,
+                                                   path=url[len("redis+socket://"):], max_connections=ASYNC_CONNECTIONS)
+        else:
+            pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=ASYNC_CONNECTIONS)
+        client = _async_clients[loop] = aioredis.Redis(connection_pool=pool)
+    return client
+
+
+async def encoded_frames(match_id: int, start: int, client: aioredis.Redis) -> tuple[int, list[bytes]]:
+    """live_frames's read for an event loop, the frames as the JSON bytes kept."""
+    first = int(await client.get(first_key(match_id)) or 0)
+    offset = max(0, start - first)
+    return first + offset, await client.lrange(frames_key(match_id), offset, -1)
+
+
+class Announcements:
+    """One subscription to Redis per event loop, shared by every viewer waiting in it: each match's
+    channel is subscribed once, for as long as someone waits on it (dropped by a sweep once nobody has
+    for ``LINGER`` seconds). Each batch announced is read once, from its first step on, and handed
+    with its announcement to that match's waiting viewers: a crowd at the head reads Redis once."""
+
+    LINGER = 30.0
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.client = client
+        self.pubsub = client.pubsub()
+        self.reads: set[asyncio.Task] = set()  # the batches being read (held: a task is otherwise lost)
+        self.inboxes: dict[str, set[asyncio.Queue]] = {}
+        self.confirmed: dict[str, asyncio.Future] = {}  # a channel's subscription, done once Redis said so
+        self.idle_since: dict[str, float] = {}
+        self.reader: asyncio.Task | None = None
+        self.broken = False  # the subscription failed: the next wait starts a new one
+        # one (un)subscribe at a time: two at once on a fresh PubSub would each open a connection
+        self.commands = asyncio.Lock()
+
+    async def join(self, name: str, inbox: asyncio.Queue) -> None:
+        """Hand ``name``'s announcements to ``inbox`` from now on: returns once Redis confirmed the
+        subscription, so that no batch announced after this returns is missed."""
+        self.inboxes.setdefault(name, set()).add(inbox)
+        self.idle_since.pop(name, None)
+        if name not in self.confirmed:
+            self.confirmed[name] = asyncio.get_running_loop().create_future()
+            try:
+                async with self.commands:
+                    await self.pubsub.subscribe(name)
+            except Exception as exc:
+                await self.fail(exc)
+                raise
+        if self.reader is None or self.reader.done():
+            self.reader = asyncio.get_running_loop().create_task(self.read())
+        await asyncio.shield(self.confirmed[name])
+
+    def leave(self, name: str, inbox: asyncio.Queue) -> None:
+        inboxes = self.inboxes.get(name, set())
+        inboxes.discard(inbox)
+        if not inboxes:
+            self.idle_since[name] = asyncio.get_running_loop().time()
+
+    async def read(self) -> None:
+        try:
+            while self.pubsub.subscribed:
+                message = await self.pubsub.get_message(timeout=1.0)
+                if message is not None:
+                    self.hand_out(message)
+                await self.sweep()
+        except Exception as exc:  # noqa: BLE001 - Redis gone: the waiting viewers' polls end empty at their deadline
+            log.warning("live frames: the subscription failed (%s)", exc)
+            await self.fail(exc)
+
+    async def fail(self, exc: Exception) -> None:
+        """Redis failed this subscription: the next wait starts a new one; this one's connection is let go."""
+        self.broken = True
+        for future in self.confirmed.values():
+            if not future.done():
+                future.set_exception(exc)
+                future.exception()  # said: whoever waits for it gets it, nobody else is warned
+        try:
+            await self.pubsub.aclose()
+        except Exception:  # noqa: BLE001 - already gone with the connection
+            pass
+
+    def hand_out(self, message: dict) -> None:
+        name = message["channel"].decode()
+        if message["type"] == "subscribe":
+            future = self.confirmed.get(name)
+            if future is not None and not future.done():
+                future.set_result(None)
+        elif message["type"] == "message" and self.inboxes.get(name):
+            read = asyncio.get_running_loop().create_task(
+                self.read_batch(name, json.loads(message["data"]), list(self.inboxes[name])))
+            self.reads.add(read)
+            read.add_done_callback(self.reads.discard)
+
+    async def read_batch(self, name: str, news: dict, inboxes: list[asyncio.Queue]) -> None:
+        """(the announcement, the frames from the batch's first step on: (step, frames), or None)."""
+        batch = None
+        if "first" in news:
+            try:
+                batch = await encoded_frames(int(name.rsplit(":", 1)[1]), news["first"], self.client)
+            except Exception as exc:  # noqa: BLE001 - each viewer reads for itself then
+                log.warning("live frames: %s unread (%s)", name, exc)
+        for inbox in inboxes:
+            inbox.put_nowait((news, batch))
+
+    async def sweep(self) -> None:
+        now = asyncio.get_running_loop().time()
+        gone = [name for name, since in self.idle_since.items() if now - since > self.LINGER]
+        for name in gone:
+            del self.idle_since[name]
+            self.inboxes.pop(name, None)
+            self.confirmed.pop(name, None)
+        if gone:
+            async with self.commands:
+                await self.pubsub.unsubscribe(*gone)
+
+
+_announcements: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Announcements] = weakref.WeakKeyDictionary()
+
+
+def announcements(client: aioredis.Redis) -> Announcements:
+    """This event loop's Announcements (a new one after a failure)."""
+    loop = asyncio.get_running_loop()
+    held = _announcements.get(loop)
+    if held is None or held.broken:
+        held = _announcements[loop] = Announcements(client)
+    return held
+
+
+async def await_frames(match_id: int, start: int, timeout: float,
+                       client: aioredis.Redis | None = None) -> tuple[int, list[bytes], bool]:
+    """Long polling's wait, in an event loop (no thread held while it waits): the frames from step
+    ``start`` on (the JSON bytes kept) as soon as there are any, waiting at most ``timeout`` seconds
+    for the next batch; (the step of the first frame, the frames, whether the match's end was
+    announced meanwhile). The viewers waiting in one process share one subscription (Announcements);
+    the frames are read once it is confirmed: no batch is lost."""
+    r = client or async_connection()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    hub, name, inbox = announcements(r), channel(match_id), asyncio.Queue()
     try:
-        listener.subscribe(channel(match_id))
-        first, frames = live_frames(match_id, start, r)
-        deadline = time.monotonic() + timeout
+        try:
+            await asyncio.wait_for(hub.join(name, inbox), timeout)
+        except asyncio.TimeoutError:
+            return start, [], False
+        first, frames = await encoded_frames(match_id, start, r)
         while not frames:
-            left = deadline - time.monotonic()
+            left = deadline - loop.time()
             if left <= 0:
                 return first, frames, False
-            message = listener.get_message(timeout=left)
-            if message is None or message.get("type") != "message":
-                continue
-            news = json.loads(message["data"])
+            try:
+                news, batch = await asyncio.wait_for(inbox.get(), left)
+            except asyncio.TimeoutError:
+                return first, frames, False
+            if batch is not None and batch[0] == start:
+                first, frames = batch  # what this viewer would read: the batch the others read
+            else:
+                first, frames = await encoded_frames(match_id, start, r)
             if "end" in news:
-                first, frames = live_frames(match_id, start, r)
                 return first, frames, True
-            first, frames = live_frames(match_id, start, r)
         return first, frames, False
     finally:
-        listener.close()
+        hub.leave(name, inbox)

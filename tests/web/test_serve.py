@@ -1,5 +1,5 @@
-"""`python -m webui serve` from a fresh home: migrations, collected static files, gunicorn, and
-WhiteNoise sending the gzipped copy of a static file to a client that accepts gzip."""
+"""`python -m webui serve` from a fresh home: migrations, collected static files, gunicorn's uvicorn
+workers, and WhiteNoise sending the gzipped copy of a static file to a client that accepts gzip."""
 from __future__ import annotations
 
 import gzip
@@ -53,13 +53,13 @@ def served(tmp_path):
         server.wait()
 
 
-def test_serve_runs_gunicorn_with_compressed_static_files(served) -> None:
+def test_serve_runs_uvicorn_workers_with_compressed_static_files(served) -> None:
     base, server, home = served
     assert server.poll() is None, server.stdout.read()[-3000:]
     page = fetch(base + "/")
     assert page.status == 200
     assert "Tussie Mussie" in page.read().decode()
-    assert page.headers["Server"].startswith("gunicorn")
+    assert page.headers["Server"] == "uvicorn"  # ASGI workers (webui/__main__.py)
 
     assert (home / "static" / "webui" / "site.css.gz").is_file()  # collected and compressed before serving
     zipped = fetch(base + "/static/webui/site.css", **{"Accept-Encoding": "gzip"})

@@ -11,7 +11,8 @@ from arena.models import Bot, Match
 
 from ..views.bots import recent_matches
 from ..views.common import seats_prefetch
-from ..views.matches import live_since, replay_gz
+from ..views.live import live_body, live_response
+from ..views.matches import replay_gz
 from .schemas import MatchDetail, MatchOut
 
 router = Router(tags=["matches"])
@@ -58,8 +59,8 @@ def replay(request, match_id: int):
 
 
 @router.get("/matches/{match_id}/live", summary="A running match's public frames from step `from` on (long poll)")
-def live(request, match_id: int, start: int = Query(0, alias="from")):
+async def live(request, match_id: int, start: int = Query(0, alias="from")):
     """Waits up to ``PARLOUR_LIVE_WAIT`` seconds for new frames while the match plays; once it is
-    recorded, ``status`` says so and the whole replay is at ``/matches/{id}/replay``."""
-    match = get_object_or_404(Match.objects.only("pk", "status"), pk=match_id)
-    return live_since(match, max(0, start))
+    recorded, ``status`` says so and the whole replay is at ``/matches/{id}/replay``. An asynchronous
+    endpoint: a waiting caller holds no thread (webui/views/live.py)."""
+    return live_response(await live_body(match_id, max(0, start)))

@@ -1,4 +1,4 @@
-"""A match's page, its replay on the wire, and running matches followed by long polling.
+"""A match's page and its replay on the wire.
 
 What a user may see of a replay is the arena's one rule (arena.road.replay_visibility); this module
 only ships it.
@@ -16,12 +16,7 @@ only when someone picks a seat's perspective (in a 6-seat Bszzzz match the views
 file). A visitor's two parts are made beside the replay when the match is recorded
 (``arena/road/replay_copies.py``), so that a first view reads a file.
 
-A running match is followed with ``GET /matches/<id>/live.json?from=N``: the public frames from
-step N on as soon as there are any, else after at most ``PARLOUR_LIVE_WAIT`` seconds an empty list (long
-polling from the frames the arena keeps in Redis, ``arena/road/live_frames.py``). Long polling,
-not Server-Sent Events: an event stream holds a server thread for as long as someone watches, a
-long poll only while nothing happens, for at most ``PARLOUR_LIVE_WAIT`` seconds (``python -m webui serve``
-runs threaded workers so that waiting viewers do not hold up the pages).
+A running match is followed by long polling, ``live.json`` (``webui/views/live.py``).
 """
 from __future__ import annotations
 
@@ -30,15 +25,13 @@ import json
 import logging
 from pathlib import Path
 
-from django.conf import settings
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
 from arena.competitions.featured import featured_match
 from arena.games import card_texts
 from arena.models import Match
-from arena.road.live_frames import wait_for_frames
 from arena.road.replay_copies import PARTS, pack, part_copies, shared_copy, spectator_part
 from arena.road.replay_visibility import NoReplay, ReplayAccess, replay_access, visible_replay
 
@@ -154,33 +147,4 @@ def replay_download(request, match_id: int):
     response = HttpResponse(replay_gz(request, match), content_type="application/gzip")
     response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.replay.json.gz"'
     response["Cache-Control"] = "private, no-store"
-    return response
-
-
-def live_since(match: Match, start: int) -> dict:
-    """A match's public frames from step ``start`` on, waiting up to ``PARLOUR_LIVE_WAIT`` seconds
-    for some while it plays: ``{"status", "first", "frames"}`` (the live page's, the API's)."""
-    first, frames = start, []
-    if match.status in Match.UNRECORDED:
-        try:
-            first, frames, ended = wait_for_frames(match.pk, start, settings.PARLOUR_LIVE_WAIT)
-        except Exception as exc:  # noqa: BLE001 - Redis down: the page keeps asking, the match goes on
-            log.warning("match %s: no live frames (%s)", match.pk, exc)
-            ended = False
-        if ended:
-            match.refresh_from_db(fields=["status"])
-    return {"status": match.status, "first": first, "frames": frames}
-
-
-def live_json(request, match_id: int):
-    """A running match's public frames from step ``from`` on (long polling): ``{"status", "first",
-    "frames"}``, ``first`` being the step of the first frame returned. Once the match is recorded,
-    ``status`` says so and the whole replay is at ``replay.json``."""
-    match = get_object_or_404(Match.objects.only("pk", "status"), pk=match_id)
-    try:
-        start = max(0, int(request.GET.get("from", 0)))
-    except ValueError:
-        raise Http404("from must be a step number") from None
-    response = JsonResponse(live_since(match, start), json_dumps_params={"separators": (",", ":")})
-    response["Cache-Control"] = "no-store"
     return response
