@@ -1,12 +1,12 @@
 """People at the table under load, for bench/web.py ``--people N``: N people play at once against an
 instant house bot through the real site (gunicorn, ``python -m webui serve``), a real Celery worker
 and referee, PostgreSQL and a private redis-server, each person a real HTTP client with its own
-signed-in session (log in, post the "play against" form, poll ``state.json``, post answers).
+signed-in session (log in, post the "play against" form, long-poll ``state.json``, post answers).
 
 Two figures per decision, from the moment the person's answer is posted:
 
-- ``human_decision_ms``: until the page's state shows the next decision, the clients polling
-  ``state.json`` as the page does (``table.js``'s ``POLL_MS``, or ``--people-poll-ms``);
+- ``human_decision_ms``: until the page's state shows the next decision, the clients long-polling
+  ``state.json`` as the page does (``table.js``: from what it shows, answered once that changes);
 - ``published_ms``: until the next decision was published in Redis (its clock's ``started``: the
   road's own share, without the page's poll).
 
@@ -32,28 +32,27 @@ sys.path.insert(0, str(ROOT / "tests"))
 from person_client import Person  # noqa: E402 - a signed-in person's HTTP session, shared with the tests
 
 GAME, OPPONENT = "kuhn-poker", "random"  # ten short hands; random answers at once
-PAGE_POLL_MS = int(re.search(r"POLL_MS = (\d+)", (ROOT / "webui/static/webui/table.js").read_text())[1])
 
 
-def play(person: Person, poll_ms: int, start: threading.Barrier, out: dict) -> None:
-    """Start a table and play it to the end like the page: poll, answer each new decision at once
+def play(person: Person, start: threading.Barrier, out: dict) -> None:
+    """Start a table and play it to the end like the page: long-poll, answer each new decision at once
     (the first action), time the answer until the next decision shows."""
     person.get(f"/learn/{GAME}/")  # the form's CSRF cookie, as a person opening the page
     start.wait()
     try:
-        play_table(person, poll_ms, out)
+        play_table(person, out)
     except Exception as exc:  # noqa: BLE001 - counted and shown: the run goes on for the others
         out.update(error=repr(exc))
 
 
-def play_table(person: Person, poll_ms: int, out: dict) -> None:
+def play_table(person: Person, out: dict) -> None:
     table = person.post_form(f"/learn/{GAME}/play/", {"variant": "standard", "opponent": OPPONENT})
     path = urllib.parse.urlparse(table).path
     assert re.fullmatch(r"/table/\d+/", path), table
     shown, answered_at, times, published, refused, requests = None, None, [], [], 0, 0
-    deadline = time.monotonic() + 300
+    deadline, query = time.monotonic() + 300, ""
     while time.monotonic() < deadline:
-        state = json.loads(person.get(path + "state.json"))
+        state = json.loads(person.get(path + "state.json" + query))
         requests += 1
         decision = state["decision"]
         if state["status"] in ("finished", "aborted"):
@@ -69,7 +68,7 @@ def play_table(person: Person, poll_ms: int, out: dict) -> None:
             code, _ = person.post_json(path + "answer/", {"decision_id": shown, "index": 0})
             requests += 1
             refused += code != 200
-        time.sleep(poll_ms / 1000)
+        query = f"?after={decision['decision_id'] if decision else ''}&status={state['status']}"
     out.update(times=times, published=published, refused=refused, match=path, requests=requests)
 
 
@@ -93,7 +92,7 @@ def percentile(values: list[float], p: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[p - 1] if len(values) > 1 else values[0]
 
 
-def people_figures(people: int = 50, poll_ms: int = PAGE_POLL_MS) -> dict:
+def people_figures(people: int = 50) -> dict:
     """Run the load (see the module's docstring) and return its figures."""
     from browser_site import free_port, redis_server_binary
     from test_arena_e2e import Platform
@@ -128,7 +127,7 @@ def people_figures(people: int = 50, poll_ms: int = PAGE_POLL_MS) -> dict:
             persons = [Person(url, f"person{i}", "pw-person") for i in range(people)]
             start = threading.Barrier(people + 1)
             outs = [{} for _ in range(people)]
-            threads = [threading.Thread(target=play, args=(p, poll_ms, start, o), daemon=True)
+            threads = [threading.Thread(target=play, args=(p, start, o), daemon=True)
                        for p, o in zip(persons, outs)]
             for thread in threads:
                 thread.start()
@@ -160,7 +159,7 @@ def people_figures(people: int = 50, poll_ms: int = PAGE_POLL_MS) -> dict:
     requests = sum(o.get("requests", 0) for o in outs)
     decisions = sum(len(o.get("times", [])) + 1 for o in outs if o.get("times") is not None)
     return {"human_decision_ms": {"p50": round(percentile(times, 50) * 1000), "p95": round(percentile(times, 95) * 1000),
-                                  "people": people, "poll_ms": poll_ms, "decisions": len(times),
+                                  "people": people, "decisions": len(times),
                                   "published_p50": round(percentile(published, 50) * 1000),
                                   "published_p95": round(percentile(published, 95) * 1000),
                                   "cpu_ms_per_decision": round(sum(cpu.values()) / max(1, decisions) * 1000, 1),

@@ -447,7 +447,7 @@ def main() -> None:
     if args.spectators:
         figures["spectators"] = {str(args.spectators): spectators_figures(args.spectators)}
     if args.people:
-        figures.update(people_figures(args.people, args.people_poll_ms))
+        figures.update(people_figures(args.people))
     if args.record:
         record_results(figures)
         if args.people:
@@ -525,22 +525,18 @@ def record_results(f: dict) -> None:
 
 
 def add_people_flags(parser: argparse.ArgumentParser) -> None:
-    from people_load import PAGE_POLL_MS
-
     parser.add_argument("--people", type=int, default=50, help="people playing at once against a house bot (0: skip)")
-    parser.add_argument("--people-poll-ms", type=int, default=PAGE_POLL_MS,
-                        help="how often each person's client polls its table's state (default: the page's own)")
     parser.add_argument("--people-only", action="store_true", help="measure the people at the table only")
 
 
-def people_figures(people: int, poll_ms: int) -> dict:
+def people_figures(people: int) -> dict:
     from people_load import people_figures as measure
 
-    return measure(people, poll_ms)
+    return measure(people)
 
 
 def people_main(args: argparse.Namespace) -> None:
-    figures = people_figures(args.people, args.people_poll_ms)
+    figures = people_figures(args.people)
     if args.record:
         record_people(figures)
     if args.json:
@@ -551,7 +547,7 @@ def people_main(args: argparse.Namespace) -> None:
 
 def print_people(f: dict) -> None:
     h = f["human_decision_ms"]
-    print(f"{h['people']} people at once, polling every {h['poll_ms']} ms: an answer to the next decision shown "
+    print(f"{h['people']} people at once, long-polling: an answer to the next decision shown "
           f"p50 {h['p50']} ms, p95 {h['p95']} ms (targets <= 300 ms, <= 1000 ms) over {h['decisions']} decisions; "
           f"published after p50 {h['published_p50']} ms, p95 {h['published_p95']} ms; "
           f"{h['cpu_ms_per_decision']} ms of CPU a decision ({h['cpu_ms_per_decision_by_part']}); "
@@ -561,7 +557,7 @@ def print_people(f: dict) -> None:
 def record_people(f: dict) -> None:
     h = f["human_decision_ms"]
     rows = [["an answer until the page's state shows the next decision", f"p50 {h['p50']} ms, p95 {h['p95']} ms",
-             f"{h['decisions']} decisions, polled every {h['poll_ms']} ms",
+             f"{h['decisions']} decisions, the state long-polled as the page does",
              f"p50 ≤ 300 ms: {verdict(h['p50'] <= 300)}; p95 ≤ 1,000 ms: {verdict(h['p95'] <= 1000)}"],
             ["an answer until the next decision is published (in Redis)",
              f"p50 {h['published_p50']} ms, p95 {h['published_p95']} ms", "the road's own share, no poll", ""],

@@ -11,6 +11,7 @@ import time
 import pytest
 from browser_site import CHROMIUM, chromium, running_site
 
+from arena.people.bridge import news_channel
 from bots_sdk import Bot
 from bots_sdk.local import play_match
 
@@ -109,6 +110,7 @@ def test_every_games_seat_is_drawn_by_its_renderer_on_a_phone(tmp_path) -> None:
         moves = [{"decision_id": 1, "label": decision["labels"][0]}, {"decision_id": 2, "label": None}]
         redis.set(f"parlour:person:{match_id}:0:decision",
                   json.dumps({**decision, "decision_id": 3, "clock": clock, "moves": moves}))
+        redis.publish(news_channel(match_id, 0), "{}")  # as the relay does: the page's long poll wakes
         page.locator("#table-clock.is-bank").wait_for()
         assert "Decision time over: bank 29 s left" in page.inner_text("#table-clock") \
             or "Decision time over: bank 28 s left" in page.inner_text("#table-clock")

@@ -9,6 +9,8 @@ Per seat of a match, two keys:
   fault policy played). Set by the relay, deleted once answered or timed out.
 - ``parlour:person:<match>:<seat>:answers`` — a list the web pushes answers on
   (``{"decision_id", "index"}``), which the relay pops.
+- ``parlour:person:<match>:<seat>:news`` — a channel the relay publishes on whenever the decision
+  key is set or deleted, which the person's page waits on (a long poll, webui/views/people.py).
 
 An answer is checked twice: by the web before it is pushed (a clear message for the person) and by
 the relay before it is played (a stale answer, for an earlier decision, is dropped). One answer per
@@ -36,6 +38,11 @@ class AnswerRefused(ValueError):
 
 def key(match_id: int, seat: int, part: str) -> str:
     return f"parlour:person:{match_id}:{seat}:{part}"
+
+
+def news_channel(match_id: int, seat: int) -> str:
+    """The channel announcing each change of the seat's waiting decision (one published, one gone)."""
+    return key(match_id, seat, "news")
 
 
 def waiting(connection: redis.Redis, match_id: int, seat: int) -> dict[str, Any] | None:
@@ -93,6 +100,7 @@ class SeatBridge:
         self.connection.delete(answers)  # answers to earlier decisions are void
         self.connection.set(key(self.match_id, self.seat, "decision"),
                             json.dumps({**decision, "clock": clock, "moves": self.moves[-MOVES_SHOWN:]}), ex=KEEP)
+        self.tell()
         try:
             while time.time() < deadline:
                 # a second at a time (BLPOP takes whole seconds): a deadline is overshot by less than one
@@ -112,6 +120,7 @@ class SeatBridge:
             raise PersonAway(f"the person did not answer within {total:.0f} s")
         finally:
             self.connection.delete(key(self.match_id, self.seat, "decision"))
+            self.tell()
 
     def charge(self, taken: float) -> None:
         """Draw the time a decision took beyond its free seconds from the bank."""
@@ -120,3 +129,8 @@ class SeatBridge:
     def ended(self) -> None:
         """The match is over: nothing waits for the person any more."""
         self.connection.delete(key(self.match_id, self.seat, "decision"), key(self.match_id, self.seat, "answers"))
+        self.tell()
+
+    def tell(self) -> None:
+        """Wake the person's page: its long poll of the seat's state waits on this channel."""
+        self.connection.publish(news_channel(self.match_id, self.seat), json.dumps({"seat": self.seat}))

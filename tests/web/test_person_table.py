@@ -6,7 +6,6 @@ import threading
 import time
 
 import pytest
-from django.conf import settings
 
 from arena.models import Bot, Match
 from arena.people.bridge import AnswerRefused, PersonAway, SeatBridge, submit, waiting
@@ -156,7 +155,7 @@ def test_the_bridge_publishes_the_seats_view_only_and_refuses_bad_answers(redis_
 
 
 @pytest.mark.django_db
-def test_a_person_plays_through_the_site(client, django_user_model, redis_client):
+def test_a_person_plays_through_the_site(client, django_user_model, redis_client, settings):
     """"Play against" from the game's page queues an unrated match with a person's seat; the table's
     endpoints show the seat's decision and take its answers; another person's answer is refused."""
     alice = django_user_model.objects.create_user("alice", password="pw")
@@ -176,19 +175,23 @@ def test_a_person_plays_through_the_site(client, django_user_model, redis_client
     assert f'href="/table/{match.pk}/"' in client.get("/tables/").content.decode()
     assert client_for(bob).get(f"/table/{match.pk}/").status_code == 404
 
+    settings.PARLOUR_LIVE_WAIT = 8.0  # a long poll's longest wait (the last one, after the match, waits it out)
     relay = PersonRelay(SeatBridge(redis_client, match.pk, 1, seconds=20.0))
     result = {}
     player = threading.Thread(target=lambda: result.update(outcome=play_match(
         GAME, [greedy(), relay], seed=match.seed, time_control=TimeControl(30.0, 0.0))))
     player.start()
-    answered = 0
+    answered, shown, waited = 0, "", []
     other = client_for(bob)
     deadline = time.monotonic() + 30
     while player.is_alive() and time.monotonic() < deadline:
-        decision = client.get(f"/table/{match.pk}/state.json").json()["decision"]
+        # the page's long poll: answered once the decision waiting differs from the one shown
+        asked = time.monotonic()
+        decision = client.get(f"/table/{match.pk}/state.json?after={shown}&status={match.status}").json()["decision"]
+        shown = str(decision["decision_id"]) if decision else ""
         if decision is None:
-            time.sleep(0.01)
             continue
+        waited.append(time.monotonic() - asked)
         refused = other.post(f"/table/{match.pk}/answer/", {"decision_id": decision["decision_id"], "index": 0},
                              content_type="application/json")
         assert refused.status_code == 403 and "no seat" in refused.json()["error"]
@@ -199,11 +202,10 @@ def test_a_person_plays_through_the_site(client, django_user_model, redis_client
                            content_type="application/json")
         assert good.status_code == 200 and good.json()["played"] == decision["legal_actions"][0]
         answered += 1
-        while (client.get(f"/table/{match.pk}/state.json").json()["decision"] or {}).get(
-                "decision_id") == decision["decision_id"]:
-            time.sleep(0.01)
     player.join(10)
     assert answered and not result["outcome"].faults
+    # every poll that brought a decision was woken by the relay's news: none waited out its time
+    assert max(waited) < settings.PARLOUR_LIVE_WAIT / 2, waited
 
 
 def client_for(user):

@@ -4,9 +4,12 @@ legal actions as labelled choices, their answer posted. The page polls ``state.j
 resumes the seat (the decision waits in Redis)."""
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -18,10 +21,14 @@ from django.views.decorators.http import require_POST
 
 from arena.games import card_texts, game_choices
 from arena.models import Bot, Match
-from arena.people.bridge import AnswerRefused
+from arena.people.bridge import AnswerRefused, news_channel
 from arena.people.tables import TableError, answer, person_seat, person_tables, start_table, table_state
 
+from arena.road.live_frames import announcements, async_connection, channel
+
 from .common import PAGE_SIZE, game_names, seats_prefetch
+
+log = logging.getLogger("parlour.web")
 
 OPTION_FIELD = "option-"  # a rule option's form field: option-<name>; left empty: the variant's default
 
@@ -98,10 +105,54 @@ def table(request, match_id: int):
         "decision_seconds": settings.PARLOUR_PERSON_DECISION_SECONDS, "bank_seconds": settings.PARLOUR_PERSON_BANK_SECONDS})
 
 
+def state_now(match_id: int, user) -> dict[str, Any]:
+    match = get_object_or_404(Match, pk=match_id)
+    if person_seat(match, user) is None:
+        raise Http404("you have no seat at this table")
+    return table_state(match, user)
+
+
+def shows(state: dict[str, Any], after: str, status: str) -> bool:
+    """Whether ``state`` is what the page shows already: the same decision (``after``: its id, empty
+    for none) and the same match status."""
+    decision = state["decision"]
+    return state["status"] == status and (str(decision["decision_id"]) if decision else "") == after
+
+
 @login_required
-def table_state_json(request, match_id: int):
-    match = _match_of_person(request, match_id)
-    return JsonResponse(table_state(match, request.user))
+async def table_state_json(request, match_id: int):
+    """The seat's state (``table_state``). With ``?after=<decision id, or empty>&status=<status>``, what
+    the page shows, a long poll: the answer waits, at most ``PARLOUR_LIVE_WAIT`` seconds, until the
+    decision waiting or the match's status differs. The page waits as a coroutine, woken by the
+    relay's news of the seat (``arena.people.bridge.news_channel``) or the match's end announced on
+    its live channel, sharing the process's one Redis subscription with the live viewers."""
+    user = await request.auser()
+    state = await sync_to_async(state_now)(match_id, user)
+    after, status = request.GET.get("after"), request.GET.get("status")
+    if after is None or status is None or not shows(state, after, status):
+        return JsonResponse(state)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + settings.PARLOUR_LIVE_WAIT
+    hub, inbox = announcements(async_connection()), asyncio.Queue()
+    names = [news_channel(match_id, state["seat"]), channel(match_id)]
+    try:
+        for name in names:
+            await asyncio.wait_for(hub.join(name, inbox), settings.PARLOUR_LIVE_WAIT)
+        # read again once subscribed: a change between the first read and now is not missed
+        state = await sync_to_async(state_now)(match_id, user)
+        while shows(state, after, status) and (left := deadline - loop.time()) > 0:
+            try:
+                news, _ = await asyncio.wait_for(inbox.get(), left)
+            except asyncio.TimeoutError:
+                break
+            if "first" not in news:  # the seat's news or the match's end, not a frame of the others' play
+                state = await sync_to_async(state_now)(match_id, user)
+    except Exception as exc:  # noqa: BLE001 - Redis away: the page asks again a moment later
+        log.warning("table %s: no long poll (%s)", match_id, exc)
+    finally:
+        for name in names:
+            hub.leave(name, inbox)
+    return JsonResponse(state)
 
 
 @login_required

@@ -1,10 +1,10 @@
-// A person's table (webui/views/people.py): poll the seat's state; draw the decision waiting with the
+// A person's table (webui/views/people.py): long-poll the seat's state; draw the decision waiting with the
 // game's own renderer (ParlourViewer.drawView, as the replay viewer draws a step), the legal actions
 // as labelled buttons (and, where a card in the hand names exactly one action, the card itself),
 // the person's clock (the decision's seconds, then the bank); post the choice, poll again.
 (function () {
   "use strict";
-  const POLL_MS = 700;
+  const AGAIN_MS = 250;  // before asking again after an unchanged answer (the server waited already)
   let root, board, shown = null, clock = null, offset = 0, seats = [], ui = {};
 
   function $(id) { return document.getElementById(id); }
@@ -136,10 +136,17 @@
       ? "bank " + Math.max(0, Math.ceil(bank)) + " s left" : "(then your bank: " + Math.round(bank) + " s)";
   }
 
-  function poll() {
-    fetch(root.dataset.state, {credentials: "same-origin"}).then(function (r) { return r.json(); })
-      .then(function (state) { if (show(state)) setTimeout(poll, POLL_MS); })
-      .catch(function () { setTimeout(poll, POLL_MS * 3); });
+  /** A long poll: the server answers once the decision waiting or the match's status differs from
+   * what the page shows (or after a while unchanged), so the next decision shows as it is published. */
+  function poll(last) {
+    const query = last ? "?after=" + (last.decision ? last.decision.decision_id : "") + "&status=" + last.status : "";
+    fetch(root.dataset.state + query, {credentials: "same-origin"}).then(function (r) { return r.json(); })
+      .then(function (state) {
+        const same = last && state.status === last.status &&
+          (state.decision ? state.decision.decision_id : null) === (last.decision ? last.decision.decision_id : null);
+        if (show(state)) setTimeout(function () { poll(state); }, same ? AGAIN_MS : 0);
+      })
+      .catch(function () { setTimeout(function () { poll(last); }, AGAIN_MS * 4); });
   }
 
   document.addEventListener("DOMContentLoaded", function () {
