@@ -10,12 +10,15 @@ Two figures per decision, from the moment the person's answer is posted:
 - ``published_ms``: until the next decision was published in Redis (its clock's ``started``: the
   road's own share, without the page's poll).
 
+Each person thinks ``THINK_SECONDS`` (0.5 to 1.5 times it) before each answer, not timed.
+
 CPU per decision: the site's, the worker's (its pool and house bots) and the referee's processes' CPU
 time over the run, divided by the decisions answered.
 """
 from __future__ import annotations
 
 import json
+import random
 import re
 import statistics
 import subprocess
@@ -32,6 +35,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from person_client import Person  # noqa: E402 - a signed-in person's HTTP session, shared with the tests
 
 GAME, OPPONENT = "kuhn-poker", "random"  # ten short hands; random answers at once
+# a person's pace, on average: people who answered the instant a decision showed would ask the site
+# for ~50 decisions a second, which no table of people does
+THINK_SECONDS = 2.0
 
 
 def play(person: Person, start: threading.Barrier, out: dict) -> None:
@@ -64,6 +70,7 @@ def play_table(person: Person, out: dict) -> None:
                 times.append(now - answered_at)
                 published.append(decision["clock"]["started"] - answered_at)
             shown = decision["decision_id"]
+            time.sleep(THINK_SECONDS * random.uniform(0.5, 1.5))  # a person reads the table before clicking
             answered_at = time.time()
             code, _ = person.post_json(path + "answer/", {"decision_id": shown, "index": 0})
             requests += 1
@@ -159,7 +166,7 @@ def people_figures(people: int = 50) -> dict:
     requests = sum(o.get("requests", 0) for o in outs)
     decisions = sum(len(o.get("times", [])) + 1 for o in outs if o.get("times") is not None)
     return {"human_decision_ms": {"p50": round(percentile(times, 50) * 1000), "p95": round(percentile(times, 95) * 1000),
-                                  "people": people, "decisions": len(times),
+                                  "people": people, "think_s": THINK_SECONDS, "decisions": len(times),
                                   "published_p50": round(percentile(published, 50) * 1000),
                                   "published_p95": round(percentile(published, 95) * 1000),
                                   "cpu_ms_per_decision": round(sum(cpu.values()) / max(1, decisions) * 1000, 1),

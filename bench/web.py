@@ -547,7 +547,7 @@ def people_main(args: argparse.Namespace) -> None:
 
 def print_people(f: dict) -> None:
     h = f["human_decision_ms"]
-    print(f"{h['people']} people at once, long-polling: an answer to the next decision shown "
+    print(f"{h['people']} people at once, long-polling, thinking ~{h['think_s']} s a decision: an answer to the next decision shown "
           f"p50 {h['p50']} ms, p95 {h['p95']} ms (targets <= 300 ms, <= 1000 ms) over {h['decisions']} decisions; "
           f"published after p50 {h['published_p50']} ms, p95 {h['published_p95']} ms; "
           f"{h['cpu_ms_per_decision']} ms of CPU a decision ({h['cpu_ms_per_decision_by_part']}); "
@@ -557,7 +557,7 @@ def print_people(f: dict) -> None:
 def record_people(f: dict) -> None:
     h = f["human_decision_ms"]
     rows = [["an answer until the page's state shows the next decision", f"p50 {h['p50']} ms, p95 {h['p95']} ms",
-             f"{h['decisions']} decisions, the state long-polled as the page does",
+             f"{h['decisions']} decisions, the state long-polled as the page does, each person thinking ~{h['think_s']} s",
              f"p50 ≤ 300 ms: {verdict(h['p50'] <= 300)}; p95 ≤ 1,000 ms: {verdict(h['p95'] <= 1000)}"],
             ["an answer until the next decision is published (in Redis)",
              f"p50 {h['published_p50']} ms, p95 {h['published_p95']} ms", "the road's own share, no poll", ""],

@@ -12,8 +12,16 @@ from django.urls import Resolver404, ResolverMatch, get_resolver
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour_site.settings")
 django.setup(set_prefix=False)
 
+from django.db import connections  # noqa: E402
+
 from webui.body_limit import BodyLimit  # noqa: E402 - its settings need Django set up
 from webui.views.live import serve_live  # noqa: E402
+
+
+# asynchronous views that keep Django's thread per request: a person's table wakes with work to do
+# (their session, the seat, the match: a few queries), which fifty people at once would otherwise
+# queue in the one shared thread; a person waiting costs an idle thread, people being few beside viewers
+OWN_THREAD = {"table_state"}
 
 
 class Site(ASGIHandler):
@@ -31,7 +39,7 @@ class Site(ASGIHandler):
         route = resolve(scope["path"]) if scope["type"] == "http" else None
         if route is not None and route.url_name == "live_json" and scope["method"] == "GET":
             await serve_live(scope, send, route.kwargs["match_id"])
-        elif route is not None and iscoroutinefunction(route.func):
+        elif route is not None and iscoroutinefunction(route.func) and route.url_name not in OWN_THREAD:
             await self.handle(scope, receive, send)
         else:
             await super().__call__(scope, receive, send)
@@ -44,4 +52,13 @@ def resolve(path: str) -> ResolverMatch | None:
         return None
 
 
+def close_connections_after_each_request() -> None:
+    """A synchronous request runs in a thread made for it, so a database connection kept for reuse
+    (CONN_MAX_AGE) would be left open with that thread: hundreds of requests, hundreds of idle
+    PostgreSQL connections ("too many clients"). Here each request closes its own."""
+    for alias in connections.settings:
+        connections.settings[alias]["CONN_MAX_AGE"] = 0
+
+
+close_connections_after_each_request()
 application = BodyLimit(Site())
