@@ -568,8 +568,9 @@ def record_people(f: dict) -> None:
             ["matches finished", f"{h['matches_finished']} of {h['people']}", f"in {h['seconds']} s", ""]]
     record("web/people", "Web: people at the table",
            f"{h['people']} people play Kuhn poker at once against the instant `random` house bot through a real "
-           "site (gunicorn), Celery worker and referee on PostgreSQL and Redis, each a real HTTP client with its "
-           "own signed-in session polling its table's state as the page does and answering each decision at once.",
+           "site (gunicorn's uvicorn workers), Celery worker and referee on PostgreSQL and Redis, each a real HTTP "
+           "client with its own signed-in session long-polling its table's state as the page does and answering each "
+           f"decision after thinking {h['think_s'] / 2:g} to {h['think_s'] * 1.5:g} s (not timed).",
            ["measure", "time", "beside", "target"], rows)
 
 
