@@ -19,11 +19,18 @@ import redis
 from django.conf import settings
 
 
+SOCKET_SCHEME = "redis+socket://"  # kombu's spelling of a Unix socket (the private Redis)
+
+
+def socket_path(url: str) -> str | None:
+    """The Unix socket a ``redis+socket://`` URL names, else None (a URL redis-py reads itself)."""
+    return url[len(SOCKET_SCHEME):] if url.startswith(SOCKET_SCHEME) else None
+
+
 @lru_cache(maxsize=4)
 def _connect(url: str) -> redis.Redis:
-    if url.startswith("redis+socket://"):  # kombu's spelling of a Unix socket (the private Redis)
-        return redis.Redis(unix_socket_path=url[len("redis+socket://"):])
-    return redis.Redis.from_url(url)
+    path = socket_path(url)
+    return redis.Redis(unix_socket_path=path) if path else redis.Redis.from_url(url)
 
 
 def connection() -> redis.Redis:
@@ -60,7 +67,7 @@ class PrivateRedis:
         self.socket = self.folder / "redis.sock"
         self.process = supervisor.start(self.command(), stdout=subprocess.DEVNULL)
         self.wait()
-        self.url = f"redis+socket://{self.socket}"
+        self.url = f"{SOCKET_SCHEME}{self.socket}"
         supervisor.keep("private Redis", self.process, self.restart)
 
     def command(self) -> list[str]:

@@ -30,7 +30,7 @@ import redis
 import redis.asyncio as aioredis
 from django.conf import settings
 
-from ..fleet.broker import connection
+from ..fleet.broker import connection, socket_path
 
 EXPIRE_RUNNING = 6 * 3600  # a safety net: a worker that died mid-match leaves nothing for ever
 PLAYING = "parlour:live"
@@ -146,10 +146,10 @@ def async_connection() -> aioredis.Redis:
     loop = asyncio.get_running_loop()
     client = _async_clients.get(loop)
     if client is None:
-        url = settings.REDIS_URL
-        if url.startswith("redis+socket://"):  # kombu's spelling of a Unix socket, as arena.fleet.broker reads it
+        url, path = settings.REDIS_URL, socket_path(settings.REDIS_URL)
+        if path:
             pool = aioredis.BlockingConnectionPool(connection_class=aioredis.UnixDomainSocketConnection,
-                                                   path=url[len("redis+socket://"):], max_connections=ASYNC_CONNECTIONS)
+                                                   path=path, max_connections=ASYNC_CONNECTIONS)
         else:
             pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=ASYNC_CONNECTIONS)
         client = _async_clients[loop] = aioredis.Redis(connection_pool=pool)
