@@ -177,36 +177,38 @@ def my_bots(request):
     return render(request, "webui/my_bots.html", {"bots": bots, "games": game_names()})
 
 
+def owner_switch(request, bot_id: int, field: str, on: bool, said) -> HttpResponse:
+    """Set one of the owner's switches on their bot (``field`` to ``on``), say so, back to its page."""
+    bot = owned_bot_or_403(request, bot_id)
+    setattr(bot, field, on)
+    bot.save(update_fields=[field])
+    messages.info(request, said(bot))
+    return redirect("bot", bot_id=bot.pk)
+
+
 @owner_only
 @require_POST
 def bot_active(request, bot_id: int):
-    bot = owned_bot_or_403(request, bot_id)
-    bot.active = request.POST.get("active") == "1"
-    bot.save(update_fields=["active"])
-    messages.info(request, f"{bot.name} is now {'active' if bot.active else 'inactive'}.")
-    return redirect("bot", bot_id=bot.pk)
+    return owner_switch(request, bot_id, "active", request.POST.get("active") == "1",
+                        lambda bot: f"{bot.name} is now {'active' if bot.active else 'inactive'}.")
 
 
 @owner_only
 @require_POST
 def bot_notes_public(request, bot_id: int):
     """The owner's switch: the bot's decision notes shown to everyone in its replays, or to the owner only."""
-    bot = owned_bot_or_403(request, bot_id)
-    bot.notes_public = request.POST.get("public") == "1"
-    bot.save(update_fields=["notes_public"])
-    messages.info(request, f"{bot.name}'s decision notes are now {'public' if bot.notes_public else 'yours only'}.")
-    return redirect("bot", bot_id=bot.pk)
+    return owner_switch(request, bot_id, "notes_public", request.POST.get("public") == "1",
+                        lambda bot: f"{bot.name}'s decision notes are now "
+                                    f"{'public' if bot.notes_public else 'yours only'}.")
 
 
 @owner_only
 @require_POST
 def bot_people_may_play(request, bot_id: int):
     """The owner's switch: signed-in people may play against the bot in the browser, or only its owner."""
-    bot = owned_bot_or_403(request, bot_id)
-    bot.people_may_play = request.POST.get("allowed") == "1"
-    bot.save(update_fields=["people_may_play"])
-    messages.info(request, f"{bot.name} may now be played by {'anyone signed in' if bot.people_may_play else 'you only'}.")
-    return redirect("bot", bot_id=bot.pk)
+    return owner_switch(request, bot_id, "people_may_play", request.POST.get("allowed") == "1",
+                        lambda bot: f"{bot.name} may now be played by "
+                                    f"{'anyone signed in' if bot.people_may_play else 'you only'}.")
 
 
 @owner_only

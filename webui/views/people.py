@@ -106,10 +106,11 @@ def table(request, match_id: int):
 
 
 def state_now(match_id: int, user) -> dict[str, Any]:
-    match = get_object_or_404(Match, pk=match_id)
-    if person_seat(match, user) is None:
+    """``table_state`` of the user's table (Http404 when they have no seat at it), its seat looked up once."""
+    state = table_state(get_object_or_404(Match, pk=match_id), user)
+    if state["seat"] is None:
         raise Http404("you have no seat at this table")
-    return table_state(match, user)
+    return state
 
 
 def shows(state: dict[str, Any], after: str, status: str) -> bool:
